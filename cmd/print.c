@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The human summary, drawn from the result object alone, so that what a
+ * person reads and what the JSON says cannot disagree.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static json_object *get(json_object *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while (o && path && *path) {
+		dot = strchr(path, '.');
+		snprintf(key, sizeof(key), "%.*s", (int)(dot ? (size_t)(dot - path) : strlen(path)),
+			 path);
+		if (!json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path = dot ? dot + 1 : NULL;
+	}
+	return o;
+}
+
+static const char *str(json_object *o, const char *path)
+{
+	json_object *v = get(o, path);
+
+	return v ? json_object_get_string(v) : "?";
+}
+
+static uint64_t u64(json_object *o, const char *path)
+{
+	json_object *v = get(o, path);
+
+	return v ? json_object_get_uint64(v) : 0;
+}
+
+static void print_attr(FILE *f, json_object *attr)
+{
+	static const char *const bits[] = {
+		"exclude_user", "exclude_kernel", "exclude_hv", "exclude_idle", "exclude_host",
+		"exclude_guest", "pinned", "use_clockid",
+	};
+	size_t i;
+
+	fprintf(f, "  attr:     type=%s (%s) config=0x%" PRIx64 " sample_period=%" PRIu64
+		" precise_ip=%" PRIu64, str(attr, "type"), str(attr, "type_name"),
+		u64(attr, "config"), u64(attr, "sample_period"), u64(attr, "precise_ip"));
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (get(attr, bits[i]) && json_object_get_boolean(get(attr, bits[i])))
+			fprintf(f, " %s", bits[i]);
+	if (!strcmp(str(attr, "type_name"), "breakpoint"))
+		fprintf(f, " bp_addr=%s", str(attr, "bp_addr"));
+	fprintf(f, "\n");
+}
+
+static void print_histogram(FILE *f, json_object *hist)
+{
+	size_t i, n = hist ? json_object_array_length(hist) : 0;
+	uint64_t max = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t c = u64(json_object_array_get_idx(hist, i), "count");
+
+		max = c > max ? c : max;
+	}
+	if (!n)
+		return;
+	fprintf(f, "  deltas in periods (bar: log scale):\n");
+	for (i = 0; i < n; i++) {
+		json_object *b = json_object_array_get_idx(hist, i);
+		uint64_t c = u64(b, "count");
+		int w = c ? 1 + (int)(39.0 * log10((double)c) / (max > 1 ? log10((double)max) : 1)) : 0;
+		char bar[48];
+
+		memset(bar, '#', (size_t)w);
+		bar[w] = '\0';
+		fprintf(f, "    %-16s %10" PRIu64 " %s\n", str(b, "bin"), c, bar);
+	}
+}
+
+void pms_print_result(FILE *f, json_object *r, long show)
+{
+	json_object *oracle = get(r, "oracle"), *list, *host = get(r, "host");
+	uint64_t period = u64(r, "counter.period"), tol = u64(r, "counter.tolerance");
+	size_t i, n;
+
+	fprintf(f, "pmustress %s: kernel %s, %s, %s\n", str(r, "scenario"),
+		str(host, "kernel.release"), str(host, "arch"), str(host, "cpu.model"));
+	if (get(r, "counter")) {
+		fprintf(f, "  counter:  %s on %s, period %" PRIu64 " +/- %" PRIu64 ", %s semantics\n",
+			str(r, "counter.name"), str(r, "counter.pmu"), period, tol,
+			str(r, "counter.semantics"));
+		if (get(r, "counter.substitute") &&
+		    json_object_get_boolean(get(r, "counter.substitute")))
+			fprintf(f, "  SUBSTITUTE COUNTER: %s\n", str(r, "counter.substitute_reason"));
+		print_attr(f, get(r, "counter.attr"));
+	}
+	if (get(r, "mover")) {
+		if (json_object_get_boolean(get(r, "mover.enabled")))
+			fprintf(f, "  mover:    %s %s on CPUs %s: %" PRIu64 " rebinds (%.0f/s), %"
+				PRIu64 " failed; migrations counted %s, scheduler %s\n",
+				str(r, "mover.kind"), str(r, "mover.pattern"), str(r, "mover.cpus"),
+				u64(r, "mover.rebinds_requested"),
+				json_object_get_double(get(r, "mover.rebinds_per_second")),
+				u64(r, "mover.rebinds_failed"), str(r, "mover.migrations_counted"),
+				str(r, "mover.migrations_sched"));
+		else
+			fprintf(f, "  mover:    off (control run on CPU %s); migrations counted %s\n",
+				str(r, "mover.cpus"), str(r, "mover.migrations_counted"));
+	}
+	if (oracle) {
+		fprintf(f, "  signals:  %" PRIu64 " for %s overflows implied by the final count %s\n",
+			u64(oracle, "signals"), str(oracle, "overflows_implied"),
+			str(r, "workload.final_count"));
+		fprintf(f, "            on_time %" PRIu64 "  late %" PRIu64 "  early %" PRIu64
+			"  coalesced %" PRIu64 "  spurious %" PRIu64 "  bad_si_code %" PRIu64
+			"  lost %" PRIu64 "  unsettled %" PRIu64 "\n",
+			u64(oracle, "classes.on_time"), u64(oracle, "classes.late"),
+			u64(oracle, "classes.early"), u64(oracle, "classes.coalesced"),
+			u64(oracle, "classes.spurious"), u64(oracle, "classes.bad_si_code"),
+			u64(oracle, "lost"), u64(oracle, "unsettled_tail"));
+		list = get(oracle, "anomalies.list");
+		n = list ? json_object_array_length(list) : 0;
+		for (i = 0; i < n && (long)i < show; i++) {
+			json_object *a = json_object_array_get_idx(list, i);
+
+			fprintf(f, "  Signal #%" PRIu64 ": delta of %s is outside %" PRIu64 " +/- %"
+				PRIu64 " (%s", u64(a, "signal"), str(a, "delta"), period, tol,
+				str(a, "class"));
+			if (u64(a, "missing"))
+				fprintf(f, ", %" PRIu64 " index(es) skipped", u64(a, "missing"));
+			fprintf(f, ", cpu %s, si_code %s)\n", str(a, "cpu"), str(a, "si_code"));
+		}
+		if (u64(oracle, "anomalies.total") > (uint64_t)(show < 0 ? 0 : show) &&
+		    u64(oracle, "anomalies.total") > n)
+			fprintf(f, "  ... %" PRIu64 " anomalies in all (%zu kept in the JSON)\n",
+				u64(oracle, "anomalies.total"), n);
+		else if (n > (size_t)show)
+			fprintf(f, "  ... %zu anomalies in all (see the JSON)\n", n);
+		print_histogram(f, get(oracle, "histogram"));
+		{
+			json_object *ci = get(oracle, "loss_rate.ci95");
+
+			if (ci && json_object_array_length(ci) == 2)
+				fprintf(f, "  loss rate %.3g, 95%% CI [%.3g, %.3g] (Wilson)\n",
+					json_object_get_double(get(oracle, "loss_rate.value")),
+					json_object_get_double(json_object_array_get_idx(ci, 0)),
+					json_object_get_double(json_object_array_get_idx(ci, 1)));
+		}
+	}
+	if (get(r, "interrupted") && json_object_get_boolean(get(r, "interrupted")))
+		fprintf(f, "  INTERRUPTED by %s: the result covers the run so far\n",
+			str(r, "stop_signal"));
+	{
+		char v[16];
+		size_t k;
+
+		snprintf(v, sizeof(v), "%s", str(r, "verdict"));
+		for (k = 0; v[k]; k++)
+			v[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
+		fprintf(f, "%s: %s\n", v, str(r, "reason"));
+	}
+}

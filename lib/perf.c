@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf_event_open(2) plumbing: opening, error sentences, O_ASYNC routing and
+ * the overflow-signal recorder.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pms-perf.h"
+#include "pms-util.h"
+
+int pms_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
+		  unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, tid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+bool pms_perf_err_no_hardware(int err)
+{
+	err = err < 0 ? -err : err;
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV;
+}
+
+void pms_perf_strerror(int err, const struct pms_event *ev, char *buf, size_t len)
+{
+	const char *what = ev ? ev->spec : "event";
+	char paranoid[16] = "?";
+
+	err = err < 0 ? -err : err;
+	pms_read_text("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		snprintf(buf, len, "perf_event_open(%s) failed with %s: not permitted with "
+			 "kernel.perf_event_paranoid=%s; run as root, grant CAP_PERFMON, or "
+			 "lower the sysctl (exclude_kernel events need <= 2, kernel counting <= 1)",
+			 what, pms_errno_name(err), paranoid);
+		break;
+	case ENOENT:
+		snprintf(buf, len, "perf_event_open(%s) failed with ENOENT: the event does not "
+			 "exist on this machine (no hardware PMU, or the PMU does not implement "
+			 "this event; see `pmustress probe`)", what);
+		break;
+	case EOPNOTSUPP:
+		snprintf(buf, len, "perf_event_open(%s) failed with EOPNOTSUPP: the PMU lacks a "
+			 "capability the attr asks for (sampling interrupt, precise_ip, an "
+			 "exclude_* filter, or aux_action)", what);
+		break;
+	case ENODEV:
+		snprintf(buf, len, "perf_event_open(%s) failed with ENODEV: the PMU does not "
+			 "cover this CPU (hybrid system?)", what);
+		break;
+	case E2BIG:
+		snprintf(buf, len, "perf_event_open(%s) failed with E2BIG: this kernel predates "
+			 "a perf_event_attr field pmustress set (attr size %zu)", what,
+			 sizeof(struct perf_event_attr));
+		break;
+	case EINVAL:
+		snprintf(buf, len, "perf_event_open(%s) failed with EINVAL: the kernel rejected "
+			 "an attr field (period too small for this PMU, an unknown config or "
+			 "exclude bit, a reserved field, or use_clockid unsupported)", what);
+		break;
+	case EBUSY:
+		snprintf(buf, len, "perf_event_open(%s) failed with EBUSY: the counter is taken "
+			 "(another exclusive user, or no free breakpoint slot)", what);
+		break;
+	case ENOSPC:
+		snprintf(buf, len, "perf_event_open(%s) failed with ENOSPC: no free breakpoint "
+			 "or counter slot", what);
+		break;
+	default:
+		snprintf(buf, len, "perf_event_open(%s) failed with %s: %s", what,
+			 pms_errno_name(err), strerror(err));
+	}
+}
+
+int pms_perf_async(int fd, int signo, pid_t tid)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	int flags;
+
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_ASYNC))
+		return -errno;
+	if (fcntl(fd, F_SETSIG, signo))
+		return -errno;
+	if (fcntl(fd, F_SETOWN_EX, &owner))
+		return -errno;
+	return 0;
+}
+
+int pms_perf_read(int fd, uint64_t *value)
+{
+	ssize_t n = read(fd, value, sizeof(*value));
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*value) ? 0 : -EIO;
+}
+
+/* One recorder at a time: the handler has no other way to find it. */
+static struct pms_recorder *active;
+static struct sigaction old_rt, old_io;
+
+static void record(int signo, siginfo_t *si, void *uc)
+{
+	struct pms_recorder *r = active;
+	struct pms_signal *s;
+	struct timespec ts;
+	uint64_t value = 0, slot;
+	int saved = errno;
+
+	if (!r)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	slot = __atomic_add_fetch(&r->arrived, 1, __ATOMIC_RELAXED);
+	if ((r->inject_drop_every && slot % r->inject_drop_every == 0) ||
+	    (r->inject_stop_after && slot > r->inject_stop_after)) {
+		__atomic_fetch_add(&r->injected, 1, __ATOMIC_RELAXED);
+		errno = saved;
+		return;
+	}
+	__atomic_fetch_add(&r->seen, 1, __ATOMIC_RELAXED);
+	if (signo == SIGIO)
+		__atomic_fetch_add(&r->sigio, 1, __ATOMIC_RELAXED);
+	/* SIGIO from a queue overflow carries no si_fd: the value stays 0. */
+	if (signo == r->signo && read(si->si_fd, &value, sizeof(value)) != sizeof(value))
+		__atomic_fetch_add(&r->read_errors, 1, __ATOMIC_RELAXED);
+	slot = __atomic_fetch_add(&r->n, 1, __ATOMIC_RELAXED);
+	if (slot >= r->cap) {
+		__atomic_fetch_sub(&r->n, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->dropped, 1, __ATOMIC_RELAXED);
+	} else {
+		s = &r->sig[slot];
+		s->value = value;
+		s->time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		s->cpu = sched_getcpu();
+		s->si_code = si->si_code;
+		s->fd = signo == r->signo ? si->si_fd : -1;
+		s->flags = 0;
+	}
+	if (r->hook)
+		r->hook(r->hook_arg, si);
+	errno = saved;
+}
+
+int pms_recorder_init(struct pms_recorder *r, size_t cap, int signo)
+{
+	struct sigaction sa;
+	size_t bytes = cap * sizeof(*r->sig);
+
+	if (active || !cap)
+		return -EBUSY;
+	r->sig = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		      MAP_POPULATE, -1, 0);
+	if (r->sig == MAP_FAILED) {
+		r->sig = NULL;
+		return -errno;
+	}
+	r->cap = cap;
+	r->n = r->seen = r->dropped = r->sigio = r->read_errors = 0;
+	r->arrived = r->injected = 0;
+	r->signo = signo;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = record;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	active = r;
+	if (sigaction(signo, &sa, &old_rt) || sigaction(SIGIO, &sa, &old_io)) {
+		int err = -errno;
+
+		active = NULL;
+		munmap(r->sig, bytes);
+		r->sig = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void pms_recorder_fini(struct pms_recorder *r)
+{
+	if (active != r)
+		return;
+	sigaction(r->signo, &old_rt, NULL);
+	sigaction(SIGIO, &old_io, NULL);
+	active = NULL;
+	munmap(r->sig, r->cap * sizeof(*r->sig));
+	r->sig = NULL;
+}
+
+uint64_t pms_recorder_seen(const struct pms_recorder *r)
+{
+	return __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_PERF_H
+#define PMS_PERF_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "pms-event.h"
+#include "pms-oracle.h"
+
+/**
+ * pms_perf_open - perf_event_open(2) without a glibc wrapper.
+ * Return: fd, or -errno.
+ */
+int pms_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
+		  unsigned long flags);
+
+/**
+ * pms_perf_strerror - one sentence a kernel developer can act on for a
+ * perf_event_open failure of @ev (EACCES/EPERM name perf_event_paranoid and
+ * CAP_PERFMON, ENOENT/EOPNOTSUPP the missing event or PMU capability,
+ * E2BIG/EINVAL the kernel feature that is missing).
+ */
+void pms_perf_strerror(int err, const struct pms_event *ev, char *buf, size_t len);
+
+/**
+ * pms_perf_async - route @fd's overflow notifications to thread @tid as
+ * real-time signal @signo: O_ASYNC, F_SETSIG, F_SETOWN_EX(F_OWNER_TID).
+ * Return: 0 or -errno.
+ */
+int pms_perf_async(int fd, int signo, pid_t tid);
+
+/* read(2) of a counter opened without read_format. Return 0 or -errno. */
+int pms_perf_read(int fd, uint64_t *value);
+
+/* Whether a missing hardware counter (not a permission problem) explains @err. */
+bool pms_perf_err_no_hardware(int err);
+
+/*
+ * The overflow recorder: a SA_SIGINFO handler that reads the counter named by
+ * si_fd and stores {value, time, cpu, si_code, si_fd} into preallocated
+ * storage.  Async-signal-safe: no malloc, no stdio, no locks.  A full buffer
+ * is counted in @dropped, never hidden.  When the real-time signal queue
+ * overflows the kernel falls back to SIGIO: that is recorded too, with the
+ * si_code the kernel gave (not POLL_IN), and counted in @sigio.
+ */
+struct pms_recorder {
+	struct pms_signal *sig;
+	size_t cap;
+	uint64_t n;		/* stored; atomically incremented */
+	uint64_t seen;		/* delivered, including dropped */
+	uint64_t dropped;	/* buffer full */
+	uint64_t sigio;		/* SIGIO fallbacks */
+	uint64_t read_errors;
+	int signo;
+	/*
+	 * Fault injection for testing the whole chain: signals the handler
+	 * pretends never arrived, as a kernel that lost them would.  Every
+	 * @inject_drop_every-th, and every one after @inject_stop_after.
+	 */
+	uint64_t inject_drop_every, inject_stop_after;
+	uint64_t arrived, injected;
+	/* Called at the end of the handler, e.g. to toggle the event from
+	 * inside the handler; must itself be async-signal-safe. */
+	void (*hook)(void *arg, const siginfo_t *si);
+	void *hook_arg;
+};
+
+/**
+ * pms_recorder_init - allocate and prefault room for @cap signals (so the
+ * handler never page-faults) and install the handler for @signo and SIGIO.
+ * Only one recorder is installed at a time.
+ * Return: 0 or -errno.
+ */
+int pms_recorder_init(struct pms_recorder *r, size_t cap, int signo);
+
+/* Restore the previous handlers and free the storage. */
+void pms_recorder_fini(struct pms_recorder *r);
+
+/* Relaxed snapshot of how many signals were delivered so far. */
+uint64_t pms_recorder_seen(const struct pms_recorder *r);
+
+#endif

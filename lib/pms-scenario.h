@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_SCENARIO_H
+#define PMS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <hwloc.h>
+#include <json-c/json.h>
+
+#include "pms-opt.h"
+
+enum pms_verdict {
+	PMS_VERDICT_PASS,
+	PMS_VERDICT_FAIL,	/* the bug was reproduced */
+	PMS_VERDICT_SKIP,	/* what the scenario needs is missing here */
+	PMS_VERDICT_ERROR,	/* the run could not be set up or did not measure */
+};
+
+/* Why setup stopped; cmd/ maps these to exit statuses. */
+enum pms_status {
+	PMS_OK = 0,
+	PMS_E_USAGE,		/* options that cannot go together, bad tolerance... */
+	PMS_E_CPUS,		/* bad CPU list */
+	PMS_E_EVENT,		/* unknown or malformed event spec / exclude list */
+	PMS_E_SETUP,		/* the system refused (perf_event_open, threads...) */
+	PMS_E_SKIP,		/* needed hardware is missing */
+};
+
+struct pms_run;
+
+/*
+ * A scenario plugin: a const struct with designated initialisers, listed
+ * once in scenarios/scenarios.h.
+ */
+struct pms_scenario {
+	const char *name;
+	const char *summary;	/* one line */
+	const char *seed;	/* the bug report it reproduces */
+	const char *needs;	/* what it needs, for `list` and help */
+	const struct pms_opt_desc *opts;
+	size_t nr_opts;
+	/* NULL or a reason this machine cannot run it (returns true). */
+	bool (*unsupported)(const struct pms_run *run, char *why, size_t len);
+	enum pms_status (*setup)(struct pms_run *run);
+	/* Runs the measurement and sets run->verdict and run->reason. */
+	void (*run)(struct pms_run *run);
+	/* Always called when setup was called; puts the system back as found. */
+	void (*teardown)(struct pms_run *run);
+};
+
+struct pms_run {
+	const struct pms_scenario *sc;
+	struct pms_opts opts;
+	const char *devices;	/* /sys/bus/event_source/devices */
+	char arch[65];		/* uname -m */
+	hwloc_topology_t topo;
+	json_object *result;	/* the scenario adds its sections here */
+	enum pms_verdict verdict;
+	char reason[1024];
+	bool interrupted;
+	int stop_signal;
+	bool tty;		/* progress may be drawn */
+	/* Progress line for the terminal; NULL when nobody is watching. */
+	void (*progress)(struct pms_run *run, const char *line);
+	void *priv;		/* the scenario's state */
+};
+
+/* Options every scenario takes, before its own. */
+extern const struct pms_opt_desc pms_common_opts[];
+extern const size_t pms_nr_common_opts;
+
+/**
+ * pms_run_wait - wait up to @ns for SIGINT/SIGTERM, which the CLI blocks in
+ * every thread before a scenario starts, so this is where they arrive.
+ * Return: true once interrupted (also sets run->interrupted).
+ */
+bool pms_run_wait(struct pms_run *run, uint64_t ns);
+
+const char *pms_verdict_name(enum pms_verdict v);
+
+/**
+ * pms_parse_tolerance - "10%" of @period or an absolute count "1000".
+ * Return: 0 or -EINVAL (tolerance must be below the period).
+ */
+int pms_parse_tolerance(const char *text, uint64_t period, uint64_t *tol);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_UTIL_H
+#define PMS_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#define PMS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC in ns: the one clock signals, rebinds and samples share. */
+uint64_t pms_now_ns(void);
+
+/* "2026-11-21T22:11:57Z" into @buf (>= 21 bytes); compact=true gives "20261121T221157Z". */
+void pms_utc_string(char *buf, size_t len, bool compact);
+
+/* "ENOENT" etc., or "E<num>". */
+const char *pms_errno_name(int err);
+
+/**
+ * pms_json_write_atomic - write @obj to @path through a temp file in the same
+ * directory, fsync and rename, so a reader never sees a partial result.
+ * "-" writes to stdout.
+ *
+ * Return: 0 or -errno.
+ */
+int pms_json_write_atomic(json_object *obj, const char *path);
+
+/**
+ * pms_path_writable - whether a file can be created at @path ("-" is
+ * always writable) without leaving anything behind.
+ *
+ * Return: 0 or -errno.
+ */
+int pms_path_writable(const char *path);
+
+/**
+ * pms_json_read_file - parse a JSON file; on failure @err gets one line with
+ * the file name and json-c's description of the problem.
+ *
+ * Return: the object, or NULL with errno set (EINVAL for malformed JSON).
+ */
+json_object *pms_json_read_file(const char *path, char *err, size_t errlen);
+
+/* Read a small text file into @buf, trailing newline stripped. Return length or -errno. */
+int pms_read_text(const char *path, char *buf, size_t len);
+
+/**
+ * pms_parse_duration_ns - "10", "10s", "500ms", "250us", "100ns", "2m".
+ * A bare number means @bare_unit_ns units.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out);
+
+/* Parse a non-negative integer (decimal or 0x hex) with no trailing junk. */
+int pms_parse_u64(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What every scenario run shares: the common options and the wait that also
+ * receives SIGINT/SIGTERM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pms-scenario.h"
+#include "pms-util.h"
+
+#define NS_PER_S 1000000000ull
+
+const struct pms_opt_desc pms_common_opts[] = {
+	{ .name = "duration", .type = PMS_OPT_DURATION, .def = "10s", .min = 1000000,
+	  .max = 86400 * NS_PER_S, .arg = "TIME", .help = "how long to count (10s, 500ms, 2m)" },
+	{ .name = "event", .type = PMS_OPT_STRING, .arg = "SPEC",
+	  .help = "perf-style event: cycles:u, r00c0, cpu/event=0x3c/, task-clock, breakpoint "
+		  "(default: the scenario's hardware event, else the breakpoint substitute)" },
+	{ .name = "exclude", .type = PMS_OPT_STRING, .arg = "LIST",
+	  .help = "set exactly these exclude_* bits: user,kernel,hv,host,guest,idle or none "
+		  "(default: kernel,guest as rr uses, unless the event has modifiers)" },
+	{ .name = "period", .type = PMS_OPT_U64, .min = 1, .max = 1ull << 62, .arg = "N",
+	  .help = "sample period P (default: 10000; 100 on the breakpoint substitute)" },
+	{ .name = "tolerance", .type = PMS_OPT_STRING, .def = "10%", .arg = "N|PCT%",
+	  .help = "a delta within P +/- tolerance is on time (count or percent of P)" },
+	{ .name = "watchdog", .type = PMS_OPT_DURATION, .def = "5s", .min = 100000000,
+	  .max = 3600 * NS_PER_S, .arg = "TIME",
+	  .help = "end the run if no signal comes for this long while the counter passes 2P" },
+	{ .name = "max-signals", .type = PMS_OPT_U64, .def = "4000000", .min = 1000,
+	  .max = 1ull << 30, .arg = "N", .help = "signals stored (32 bytes each, prefaulted)" },
+	{ .name = "max-anomalies", .type = PMS_OPT_U64, .def = "1000", .min = 0,
+	  .max = 1000000, .arg = "N", .help = "anomalies kept in the JSON (the total is always counted)" },
+	{ .name = "show-anomalies", .type = PMS_OPT_U64, .def = "20", .min = 0,
+	  .max = 1000000, .arg = "N", .help = "anomalies printed in the human summary" },
+	{ .name = "json", .type = PMS_OPT_STRING, .arg = "PATH|-",
+	  .help = "where to write the result (default results/SCENARIO-KERNEL-UTC.json; - stdout)" },
+	{ .name = "quiet", .type = PMS_OPT_FLAG, .help = "no human summary, no progress line" },
+};
+const size_t pms_nr_common_opts = PMS_ARRAY_SIZE(pms_common_opts);
+
+bool pms_run_wait(struct pms_run *run, uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / NS_PER_S), .tv_nsec = (long)(ns % NS_PER_S) };
+	sigset_t set;
+	int sig;
+
+	if (run->interrupted)
+		return true;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sig = sigtimedwait(&set, NULL, &ts);
+	if (sig > 0) {
+		run->interrupted = true;
+		run->stop_signal = sig;
+	}
+	return run->interrupted;
+}
+
+const char *pms_verdict_name(enum pms_verdict v)
+{
+	switch (v) {
+	case PMS_VERDICT_PASS: return "pass";
+	case PMS_VERDICT_FAIL: return "fail";
+	case PMS_VERDICT_SKIP: return "skip";
+	case PMS_VERDICT_ERROR: return "error";
+	}
+	return "?";
+}
+
+int pms_parse_tolerance(const char *text, uint64_t period, uint64_t *tol)
+{
+	size_t len = strlen(text);
+	uint64_t v;
+
+	if (len > 1 && text[len - 1] == '%') {
+		char num[32], *end;
+		double pct;
+
+		if (len >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, text, len - 1);
+		num[len - 1] = '\0';
+		errno = 0;
+		pct = strtod(num, &end);
+		if (errno || *end || end == num || !isfinite(pct) || pct < 0 || pct >= 100)
+			return -EINVAL;
+		v = (uint64_t)floor((double)period * pct / 100.0);
+	} else if (pms_parse_u64(text, &v)) {
+		return -EINVAL;
+	}
+	if (v >= period)
+		return -EINVAL;
+	*tol = v;
+	return 0;
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Small helpers shared by every module: clocks, errno names, atomic result
+ * files, number parsing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "pms-util.h"
+
+uint64_t pms_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void pms_utc_string(char *buf, size_t len, bool compact)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" }, { EINTR, "EINTR" },
+	{ EIO, "EIO" }, { E2BIG, "E2BIG" }, { EBADF, "EBADF" }, { EAGAIN, "EAGAIN" },
+	{ ENOMEM, "ENOMEM" }, { EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },
+	{ EEXIST, "EEXIST" }, { ENODEV, "ENODEV" }, { ENOTDIR, "ENOTDIR" },
+	{ EISDIR, "EISDIR" }, { EINVAL, "EINVAL" }, { EMFILE, "EMFILE" }, { ENOSPC, "ENOSPC" },
+	{ EROFS, "EROFS" }, { ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" }, { EOVERFLOW, "EOVERFLOW" },
+};
+
+const char *pms_errno_name(int err)
+{
+	static __thread char buf[16];
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < PMS_ARRAY_SIZE(errno_names); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "E%d", err);
+	return buf;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int pms_json_write_atomic(json_object *obj, const char *path)
+{
+	const char *text;
+	char *tmp;
+	int fd, ret;
+
+	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	if (!strcmp(path, "-")) {
+		ret = write_all(STDOUT_FILENO, text, strlen(text));
+		if (!ret)
+			ret = write_all(STDOUT_FILENO, "\n", 1);
+		return ret;
+	}
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	ret = write_all(fd, text, strlen(text));
+	if (!ret)
+		ret = write_all(fd, "\n", 1);
+	/* Results are for sharing: readable by others, like any report. */
+	if (!ret && fchmod(fd, 0644))
+		ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+out_free:
+	free(tmp);
+	return ret;
+}
+
+int pms_path_writable(const char *path)
+{
+	char *tmp;
+	int fd, ret = 0;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	return ret;
+}
+
+json_object *pms_json_read_file(const char *path, char *err, size_t errlen)
+{
+	json_tokener *tok;
+	json_object *obj = NULL;
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 4096) {
+			char *n = realloc(text, cap + 65536);
+
+			if (!n) {
+				fclose(f);
+				free(text);
+				errno = ENOMEM;
+				return NULL;
+			}
+			text = n;
+			cap += 65536;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		if (!got)
+			break;
+		len += got;
+	}
+	fclose(f);
+	text[len] = '\0';
+
+	tok = json_tokener_new();
+	if (!tok) {
+		free(text);
+		errno = ENOMEM;
+		return NULL;
+	}
+	obj = json_tokener_parse_ex(tok, text, (int)len);
+	if (!obj || json_tokener_get_error(tok) != json_tokener_success ||
+	    tok->char_offset < (int)len) {
+		enum json_tokener_error jerr = json_tokener_get_error(tok);
+		size_t off = tok->char_offset;
+
+		/* Trailing white space after a complete value is fine. */
+		while (obj && off < len && strchr(" \t\r\n", text[off]))
+			off++;
+		if (!obj || jerr != json_tokener_success || off < len) {
+			snprintf(err, errlen, "%s: malformed JSON at byte %zu: %s", path, off,
+				 obj && jerr == json_tokener_success ? "trailing data" :
+				 !obj && jerr == json_tokener_continue ? "unexpected end of file" :
+				 json_tokener_error_desc(jerr));
+			json_object_put(obj);
+			obj = NULL;
+		}
+	}
+	json_tokener_free(tok);
+	free(text);
+	if (!obj)
+		errno = EINVAL;
+	return obj;
+}
+
+int pms_read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+int pms_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ull },
+		{ "m", 60000000000ull },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || v > 1e7)
+		return -EINVAL;
+	if (!*end) {
+		*out = (uint64_t)(v * (double)bare_unit_ns + 0.5);
+		return 0;
+	}
+	for (i = 0; i < PMS_ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].suffix)) {
+			*out = (uint64_t)(v * (double)units[i].ns + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lost-overflow: does every counter overflow still produce exactly one
+ * signal, on time, while the counting thread is moved between CPUs?
+ *
+ * Seed: rr issue 3607 and LKML "armv8pmu: Pending overflow interrupt is
+ * discarded" (Nov 2023): armv8pmu_disable_intens() clears a pending overflow
+ * when the event is scheduled out, so the count stays right and the signal
+ * comes a period late, or never.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "pms-counter.h"
+#include "pms-cpus.h"
+#include "pms-oracle.h"
+#include "pms-perf.h"
+#include "pms-util.h"
+#include "scenarios.h"
+
+#define NS_PER_S 1000000000ull
+#define TICK_NS 100000000ull	/* supervision tick: progress, watchdog, deadline */
+
+static const char *const mover_kinds[] = { "hwloc", "taskset", NULL };
+static const char *const patterns[] = { "ping-pong", "round-robin", "random", NULL };
+
+static const struct pms_opt_desc lo_opts[] = {
+	{ .name = "no-mover", .type = PMS_OPT_FLAG,
+	  .help = "control run: no rebinding, the thread stays on the first CPU of the set" },
+	{ .name = "mover", .type = PMS_OPT_CHOICE, .def = "hwloc", .choices = mover_kinds,
+	  .arg = "hwloc|taskset",
+	  .help = "rebind from a thread (hwloc) or with a `taskset -c -p` loop as in the seed" },
+	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
+	  .help = "CPUs to move across (default: two CPUs of the same CPU kind)" },
+	{ .name = "pattern", .type = PMS_OPT_CHOICE, .def = "ping-pong", .choices = patterns,
+	  .arg = "ping-pong|round-robin|random", .help = "order of the moves" },
+	{ .name = "move-interval", .type = PMS_OPT_INTERVAL, .def = "0", .min = 0,
+	  .max = 10 * NS_PER_S, .arg = "TIME",
+	  .help = "pause between moves (0: as fast as possible; bare number in us)" },
+	{ .name = "seed", .type = PMS_OPT_U64, .def = "1", .min = 0, .max = 0xffffffffu,
+	  .arg = "N", .help = "random seed for --pattern random" },
+	{ .name = "inject-drop-every", .type = PMS_OPT_U64, .min = 2, .max = 1ull << 40,
+	  .arg = "N", .help = "TESTING: ignore every Nth signal, as a kernel that lost it would "
+	  "(proves the oracle catches losses end to end)" },
+	{ .name = "inject-stop-after", .type = PMS_OPT_U64, .min = 1, .max = 1ull << 40,
+	  .arg = "N", .help = "TESTING: ignore every signal after the Nth (proves the watchdog)" },
+};
+
+struct lo_state {
+	struct pms_counter c;
+	struct pms_recorder rec;
+	struct pms_mover mover;
+	bool use_mover;
+	hwloc_bitmap_t cpus;
+	char cpus_why[256];
+	int signo;
+
+	pthread_t thread;
+	bool thread_started, recorder_ready;
+	sem_t ready, go;
+	char setup_msg[512];
+	enum pms_status setup_status;
+
+	pid_t tid;
+	int fd, mig_fd;
+	int stop;
+	volatile uint64_t iterations;
+	uint64_t start_ns, end_ns;
+	uint64_t final_value;
+	bool final_valid;
+	uint64_t migrations_counted;
+	bool migrations_valid;
+	int64_t nr_migrations_sched;
+	cpu_set_t aff_initial, aff_final;
+	bool aff_restored;
+};
+
+static void set_status(struct lo_state *st, enum pms_status s, const char *fmt, int err)
+{
+	st->setup_status = s;
+	snprintf(st->setup_msg, sizeof(st->setup_msg), fmt, strerror(-err));
+}
+
+/* The counting thread: opens its own counter, counts, and cleans up after itself. */
+static void *counting_main(void *arg)
+{
+	struct lo_state *st = arg;
+	struct perf_event_attr attr, mig = {
+		.size = sizeof(mig), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_MIGRATIONS, .disabled = 1,
+	};
+	int ret;
+
+	st->tid = gettid();
+	sched_getaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
+	if (!st->use_mover) {
+		hwloc_bitmap_t first = hwloc_bitmap_alloc();
+
+		hwloc_bitmap_only(first, (unsigned int)hwloc_bitmap_first(st->cpus));
+		hwloc_set_cpubind(st->mover.topo, first, HWLOC_CPUBIND_THREAD);
+		hwloc_bitmap_free(first);
+	}
+	pms_counter_attr(&st->c, &attr);
+	st->fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (st->fd < 0) {
+		st->setup_status = PMS_E_SETUP;
+		pms_perf_strerror(st->fd, &st->c.ev, st->setup_msg, sizeof(st->setup_msg));
+		goto out_ready;
+	}
+	ret = pms_perf_async(st->fd, st->signo, st->tid);
+	if (ret) {
+		set_status(st, PMS_E_SETUP, "cannot route overflow signals (O_ASYNC/F_SETSIG/"
+			   "F_SETOWN_EX): %s", ret);
+		goto out_ready;
+	}
+	/* Migrations that really happened, next to the rebinds requested. */
+	st->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	st->setup_status = PMS_OK;
+out_ready:
+	sem_post(&st->ready);
+	if (st->setup_status != PMS_OK)
+		return NULL;
+	sem_wait(&st->go);
+	if (__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+		goto out_restore;
+
+	ioctl(st->fd, PERF_EVENT_IOC_RESET, 0);
+	if (st->mig_fd >= 0)
+		ioctl(st->mig_fd, PERF_EVENT_IOC_ENABLE, 0);
+	st->start_ns = pms_now_ns();
+	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED))
+		pms_workload_tick(&st->iterations);
+	ioctl(st->fd, PERF_EVENT_IOC_DISABLE, 0);
+	st->end_ns = pms_now_ns();
+	st->final_valid = !pms_perf_read(st->fd, &st->final_value);
+	if (st->mig_fd >= 0) {
+		ioctl(st->mig_fd, PERF_EVENT_IOC_DISABLE, 0);
+		st->migrations_valid = !pms_perf_read(st->mig_fd, &st->migrations_counted);
+	}
+	st->nr_migrations_sched = pms_task_nr_migrations(st->tid);
+out_restore:
+	/* Leave the thread as found, and prove it. */
+	sched_setaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
+	sched_getaffinity(0, sizeof(st->aff_final), &st->aff_final);
+	st->aff_restored = CPU_EQUAL(&st->aff_initial, &st->aff_final);
+	return NULL;
+}
+
+static enum pms_status lo_setup(struct pms_run *run)
+{
+	struct lo_state *st = calloc(1, sizeof(*st));
+	const char *cpus = pms_opt_str(&run->opts, "cpus");
+	enum pms_status s;
+	char err[256];
+	int ret;
+
+	if (!st)
+		return PMS_E_SETUP;
+	run->priv = st;
+	st->fd = st->mig_fd = -1;
+	sem_init(&st->ready, 0, 0);
+	sem_init(&st->go, 0, 0);
+	st->use_mover = !pms_opt_u64(&run->opts, "no-mover");
+	st->cpus = hwloc_bitmap_alloc();
+
+	if (cpus) {
+		if (pms_cpus_parse(run->topo, cpus, st->cpus, err, sizeof(err))) {
+			snprintf(run->reason, sizeof(run->reason), "%s", err);
+			return PMS_E_CPUS;
+		}
+		if (st->use_mover && hwloc_bitmap_weight(st->cpus) < 2) {
+			snprintf(run->reason, sizeof(run->reason), "bad CPU list '%s': the mover "
+				 "needs at least two CPUs (or use --no-mover)", cpus);
+			return PMS_E_CPUS;
+		}
+		snprintf(st->cpus_why, sizeof(st->cpus_why), "--cpus");
+		if (pms_cpus_kind_of(run->topo, st->cpus) < 0 &&
+		    hwloc_cpukinds_get_nr(run->topo, 0) > 1)
+			snprintf(st->cpus_why, sizeof(st->cpus_why), "--cpus (spans CPU kinds: the "
+				 "event may not count on every CPU of the set)");
+	} else if (pms_cpus_default_pair(run->topo, st->cpus, st->cpus_why,
+					 sizeof(st->cpus_why))) {
+		if (st->use_mover) {
+			snprintf(run->reason, sizeof(run->reason), "the mover needs two CPUs of one "
+				 "kind and this machine has fewer (%s); --no-mover runs the control",
+				 st->cpus_why);
+			return PMS_E_SKIP;
+		}
+		hwloc_bitmap_copy(st->cpus, hwloc_topology_get_allowed_cpuset(run->topo));
+	}
+
+	s = pms_counter_resolve(run, "instructions", 10000, 100, &st->c);
+	if (s)
+		return s;
+
+	st->signo = SIGRTMIN + 4;
+	ret = pms_recorder_init(&st->rec, pms_opt_u64(&run->opts, "max-signals"), st->signo);
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot set up the signal recorder: %s",
+			 strerror(-ret));
+		return PMS_E_SETUP;
+	}
+	st->recorder_ready = true;
+	st->rec.inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
+	st->rec.inject_stop_after = pms_opt_u64(&run->opts, "inject-stop-after");
+
+	st->mover.topo = run->topo;
+	st->mover.cpus = st->cpus;
+	st->mover.kind = (enum pms_mover_kind)pms_opt_u64(&run->opts, "mover");
+	st->mover.pattern = (enum pms_move_pattern)pms_opt_u64(&run->opts, "pattern");
+	st->mover.interval_ns = pms_opt_u64(&run->opts, "move-interval");
+	st->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
+	st->mover.log_cap = 1u << 20;
+
+	ret = pthread_create(&st->thread, NULL, counting_main, st);
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
+			 strerror(ret));
+		return PMS_E_SETUP;
+	}
+	st->thread_started = true;
+	while (sem_wait(&st->ready) && errno == EINTR)
+		;
+	if (st->setup_status != PMS_OK) {
+		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
+		return st->setup_status;
+	}
+	return PMS_OK;
+}
+
+/* Deltas out of tolerance so far, for the progress line only. */
+static uint64_t count_off(const struct lo_state *st, uint64_t *scanned, uint64_t *prev,
+			  uint64_t off)
+{
+	uint64_t n = __atomic_load_n(&st->rec.n, __ATOMIC_ACQUIRE), i;
+
+	if (n > st->rec.cap)
+		n = st->rec.cap;
+	for (i = *scanned; i < n; i++) {
+		uint64_t v = st->rec.sig[i].value;
+		int64_t d = (int64_t)(v - *prev);
+
+		if (d < (int64_t)(st->c.period - st->c.tolerance) ||
+		    d > (int64_t)(st->c.period + st->c.tolerance))
+			off++;
+		*prev = v;
+	}
+	*scanned = n;
+	return off;
+}
+
+static void lo_run(struct pms_run *run)
+{
+	struct lo_state *st = run->priv;
+	uint64_t duration = pms_opt_u64(&run->opts, "duration");
+	uint64_t watchdog = pms_opt_u64(&run->opts, "watchdog");
+	uint64_t deadline, now, last_seen = 0, last_signal_ns, last_value = 0, value = 0;
+	uint64_t scanned = 0, prev = 0, off = 0;
+	struct pms_oracle_cfg cfg = { 0 };
+	struct pms_oracle_result res = { 0 };
+	bool watchdog_fired = false, stalled = false, full = false;
+	char watchdog_msg[512] = "", oracle_reason[512], line[256];
+	json_object *o;
+	int ret;
+
+	sem_post(&st->go);
+	if (st->use_mover) {
+		st->mover.target = st->tid;
+		ret = pms_mover_start(&st->mover);
+		if (ret) {
+			run->verdict = PMS_VERDICT_ERROR;
+			snprintf(run->reason, sizeof(run->reason), "cannot start the mover: %s",
+				 strerror(-ret));
+		}
+	}
+	now = last_signal_ns = pms_now_ns();
+	deadline = now + duration;
+	while (now < deadline && run->verdict != PMS_VERDICT_ERROR) {
+		uint64_t seen;
+
+		if (pms_run_wait(run, deadline - now < TICK_NS ? deadline - now : TICK_NS))
+			break;
+		now = pms_now_ns();
+		seen = pms_recorder_seen(&st->rec);
+		pms_perf_read(st->fd, &value);
+		if (seen != last_seen) {
+			last_seen = seen;
+			last_signal_ns = now;
+			last_value = value;
+		}
+		if (seen >= st->rec.cap) {
+			full = true;
+			break;
+		}
+		/* Only a counter that passed two overflows with no signal is a stall. */
+		if (now - last_signal_ns >= watchdog) {
+			if (value - last_value >= 2 * st->c.period) {
+				watchdog_fired = true;
+				snprintf(watchdog_msg, sizeof(watchdog_msg), "watchdog: no signal for "
+					 "%.1f s while the counter advanced by %llu (%.1f periods)",
+					 (double)(now - last_signal_ns) / 1e9,
+					 (unsigned long long)(value - last_value),
+					 (double)(value - last_value) / (double)st->c.period);
+				break;
+			}
+			if (value == last_value) {
+				stalled = true;
+				snprintf(watchdog_msg, sizeof(watchdog_msg), "the counter did not advance "
+					 "for %.1f s (value %llu): the event counts nothing here "
+					 "(exclude bits? not supported on this CPU?)",
+					 (double)(now - last_signal_ns) / 1e9,
+					 (unsigned long long)value);
+				break;
+			}
+		}
+		if (run->progress) {
+			off = count_off(st, &scanned, &prev, off);
+			snprintf(line, sizeof(line), "[%5.1f/%.1f s] signals %llu  off-period deltas "
+				 "%llu  rebinds %llu", (double)(now - (deadline - duration)) / 1e9,
+				 (double)duration / 1e9, (unsigned long long)seen,
+				 (unsigned long long)off, (unsigned long long)st->mover.requested);
+			run->progress(run, line);
+		}
+	}
+
+	/* The mover first: the thread restores its affinity once it stops. */
+	pms_mover_stop(&st->mover);
+	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(st->thread, NULL);
+	st->thread_started = false;
+
+	cfg.period = st->c.period;
+	cfg.tolerance = st->c.tolerance;
+	cfg.sem = st->c.ev.sem;
+	cfg.base = 0;
+	/* With signals dropped for want of room, the final count implies
+	 * overflows we cannot check: do not let it call them lost. */
+	cfg.final_valid = st->final_valid && !st->rec.dropped;
+	cfg.final_value = st->final_value;
+	cfg.max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
+	ret = pms_oracle_classify(&cfg, st->rec.sig, st->rec.n < st->rec.cap ? st->rec.n :
+				  st->rec.cap, &res);
+	if (ret) {
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
+		return;
+	}
+
+	json_object_object_add(run->result, "counter", pms_counter_to_json(&st->c));
+	o = json_object_new_object();
+	json_object_object_add(o, "kind", json_object_new_string(
+		"user loop calling pms_workload_tick() (a breakpoint counts each call)"));
+	json_object_object_add(o, "iterations", json_object_new_uint64(st->iterations));
+	json_object_object_add(o, "final_count", st->final_valid ?
+			       json_object_new_uint64(st->final_value) : NULL);
+	json_object_object_add(o, "seconds",
+			       json_object_new_double((double)(st->end_ns - st->start_ns) / 1e9));
+	json_object_object_add(o, "tid", json_object_new_int(st->tid));
+	json_object_object_add(run->result, "workload", o);
+
+	o = st->use_mover ? pms_mover_to_json(&st->mover) : json_object_new_object();
+	json_object_object_add(o, "enabled", json_object_new_boolean(st->use_mover));
+	{
+		char cpus[128];
+
+		pms_cpus_format(st->cpus, cpus, sizeof(cpus));
+		json_object_object_add(o, "cpus", json_object_new_string(cpus));
+	}
+	json_object_object_add(o, "cpus_source", json_object_new_string(st->cpus_why));
+	json_object_object_add(o, "migrations_counted", st->migrations_valid ?
+			       json_object_new_uint64(st->migrations_counted) : NULL);
+	json_object_object_add(o, "migrations_sched", st->nr_migrations_sched >= 0 ?
+			       json_object_new_int64(st->nr_migrations_sched) : NULL);
+	json_object_object_add(run->result, "mover", o);
+
+	o = json_object_new_object();
+	{
+		char a[128], b[128];
+		hwloc_bitmap_t set = hwloc_bitmap_alloc();
+		int cpu;
+
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &st->aff_initial))
+				hwloc_bitmap_set(set, (unsigned int)cpu);
+		pms_cpus_format(set, a, sizeof(a));
+		hwloc_bitmap_zero(set);
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			if (CPU_ISSET(cpu, &st->aff_final))
+				hwloc_bitmap_set(set, (unsigned int)cpu);
+		pms_cpus_format(set, b, sizeof(b));
+		hwloc_bitmap_free(set);
+		json_object_object_add(o, "initial", json_object_new_string(a));
+		json_object_object_add(o, "final", json_object_new_string(b));
+		json_object_object_add(o, "restored", json_object_new_boolean(st->aff_restored));
+	}
+	json_object_object_add(run->result, "affinity", o);
+
+	o = json_object_new_object();
+	json_object_object_add(o, "signal", json_object_new_int(st->signo));
+	json_object_object_add(o, "delivery", json_object_new_string(
+		"O_ASYNC + F_SETSIG (real-time signal) + F_SETOWN_EX (F_OWNER_TID)"));
+	json_object_object_add(o, "capacity", json_object_new_uint64(st->rec.cap));
+	json_object_object_add(o, "stored", json_object_new_uint64(st->rec.n));
+	json_object_object_add(o, "delivered", json_object_new_uint64(st->rec.seen));
+	json_object_object_add(o, "dropped_full", json_object_new_uint64(st->rec.dropped));
+	json_object_object_add(o, "sigio_fallback", json_object_new_uint64(st->rec.sigio));
+	json_object_object_add(o, "read_errors", json_object_new_uint64(st->rec.read_errors));
+	if (st->rec.inject_drop_every || st->rec.inject_stop_after) {
+		json_object *fi = json_object_new_object();
+
+		json_object_object_add(fi, "drop_every", json_object_new_uint64(
+			st->rec.inject_drop_every));
+		json_object_object_add(fi, "stop_after", json_object_new_uint64(
+			st->rec.inject_stop_after));
+		json_object_object_add(fi, "signals_ignored", json_object_new_uint64(
+			st->rec.injected));
+		json_object_object_add(o, "fault_injection", fi);
+	} else {
+		json_object_object_add(o, "fault_injection", NULL);
+	}
+	json_object_object_add(run->result, "recorder", o);
+
+	json_object_object_add(run->result, "oracle", pms_oracle_to_json(&cfg, &res));
+
+	o = json_object_new_object();
+	json_object_object_add(o, "fired", json_object_new_boolean(watchdog_fired || stalled));
+	json_object_object_add(o, "message", watchdog_msg[0] ?
+			       json_object_new_string(watchdog_msg) : NULL);
+	json_object_object_add(run->result, "watchdog", o);
+
+	if (run->verdict == PMS_VERDICT_ERROR) {
+		/* the mover failed to start: reason already set */
+	} else if (stalled) {
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "%s", watchdog_msg);
+	} else if (pms_oracle_failed(&cfg, &res, oracle_reason, sizeof(oracle_reason)) ||
+		   watchdog_fired) {
+		run->verdict = PMS_VERDICT_FAIL;
+		snprintf(run->reason, sizeof(run->reason), "%s%s%s", watchdog_msg,
+			 watchdog_fired ? "; " : "", oracle_reason);
+	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
+			 "reached %llu, below one period (%llu); run longer or lower --period",
+			 (unsigned long long)st->final_value, (unsigned long long)st->c.period);
+	} else {
+		run->verdict = PMS_VERDICT_PASS;
+		snprintf(run->reason, sizeof(run->reason), "%s", oracle_reason);
+	}
+	if (full || st->rec.dropped)
+		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
+			 "; signal storage full after %llu signals (%llu dropped): the run ended "
+			 "early and the final count was not used (raise --max-signals)",
+			 (unsigned long long)st->rec.n, (unsigned long long)st->rec.dropped);
+	if (st->rec.injected)
+		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
+			 "; FAULT INJECTION: %llu signals were ignored on purpose (--inject-*), "
+			 "this run does not describe the kernel",
+			 (unsigned long long)st->rec.injected);
+	if (st->use_mover && st->mover.requested && !st->migrations_counted &&
+	    st->migrations_valid && run->verdict == PMS_VERDICT_PASS)
+		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
+			 "; but no migration actually happened: the mover did not exercise the bug");
+	pms_oracle_result_free(&res);
+}
+
+static void lo_teardown(struct pms_run *run)
+{
+	struct lo_state *st = run->priv;
+
+	if (!st)
+		return;
+	pms_mover_stop(&st->mover);
+	if (st->thread_started) {
+		__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
+		sem_post(&st->go);
+		pthread_join(st->thread, NULL);
+	}
+	if (st->fd >= 0)
+		close(st->fd);
+	if (st->mig_fd >= 0)
+		close(st->mig_fd);
+	if (st->recorder_ready)
+		pms_recorder_fini(&st->rec);
+	pms_mover_free(&st->mover);
+	hwloc_bitmap_free(st->cpus);
+	sem_destroy(&st->ready);
+	sem_destroy(&st->go);
+	free(st);
+	run->priv = NULL;
+}
+
+const struct pms_scenario pms_scenario_lost_overflow = {
+	.name = "lost-overflow",
+	.summary = "every overflow gives one signal, on time, while the thread ping-pongs "
+		   "between CPUs",
+	.seed = "rr issue 3607; LKML Nov 2023 \"armv8pmu: Pending overflow interrupt is "
+		"discarded\"",
+	.needs = "a hardware PMU (else the breakpoint substitute); two CPUs of one kind for "
+		 "the mover",
+	.opts = lo_opts,
+	.nr_opts = PMS_ARRAY_SIZE(lo_opts),
+	.setup = lo_setup,
+	.run = lo_run,
+	.teardown = lo_teardown,
+};
