@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,53 @@ __attribute__((noinline)) void pms_workload_tick(volatile uint64_t *iterations)
 {
 	(*iterations)++;
 	__asm__ __volatile__("" ::: "memory");
+}
+
+enum pms_workload_kind pms_workload_for(const struct pms_event *ev)
+{
+	if (ev->attr.type == PERF_TYPE_SOFTWARE &&
+	    (ev->attr.config == PERF_COUNT_SW_PAGE_FAULTS ||
+	     ev->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MIN))
+		return PMS_WORKLOAD_PAGE_FAULTS;
+	return PMS_WORKLOAD_LOOP;
+}
+
+const char *pms_workload_name(enum pms_workload_kind kind)
+{
+	return kind == PMS_WORKLOAD_PAGE_FAULTS ? "page-faults" : "loop";
+}
+
+int pms_workload_init(struct pms_workload *w, enum pms_workload_kind kind)
+{
+	memset(w, 0, sizeof(*w));
+	w->kind = kind;
+	if (kind != PMS_WORKLOAD_PAGE_FAULTS)
+		return 0;
+	w->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	w->page = mmap(NULL, w->page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (w->page == MAP_FAILED) {
+		w->page = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+void pms_workload_fini(struct pms_workload *w)
+{
+	if (w->page)
+		munmap(w->page, w->page_size);
+	w->page = NULL;
+}
+
+void pms_workload_step(struct pms_workload *w)
+{
+	pms_workload_tick(&w->iterations);
+	if (w->kind == PMS_WORKLOAD_PAGE_FAULTS) {
+		/* Dropping the page makes the next write a fresh minor fault. */
+		madvise(w->page, w->page_size, MADV_DONTNEED);
+		*(volatile char *)w->page = 1;
+	}
 }
 
 static bool has_modifiers(const char *spec)

@@ -195,6 +195,7 @@ static void *mover_main(void *arg)
 	uint64_t step = 1;	/* step 0 is where the target starts */
 	struct timespec ts;
 
+	pthread_setname_np(pthread_self(), "pms-mover");
 	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
 		int cpu = next_cpu(m, step++), err = 0;
 

@@ -45,4 +45,25 @@ json_object *pms_counter_to_json(const struct pms_counter *c);
  */
 void pms_workload_tick(volatile uint64_t *iterations);
 
+enum pms_workload_kind {
+	PMS_WORKLOAD_LOOP,		/* pure user-space calls */
+	PMS_WORKLOAD_PAGE_FAULTS,	/* plus one minor page fault per call */
+};
+
+struct pms_workload {
+	enum pms_workload_kind kind;
+	volatile uint64_t iterations;
+	char *page;
+	size_t page_size;
+};
+
+/* The workload the counter needs: faults for fault events, a loop otherwise. */
+enum pms_workload_kind pms_workload_for(const struct pms_event *ev);
+const char *pms_workload_name(enum pms_workload_kind kind);
+int pms_workload_init(struct pms_workload *w, enum pms_workload_kind kind);
+void pms_workload_fini(struct pms_workload *w);
+
+/* One unit of work: one pms_workload_tick(), and one fault if the kind asks. */
+void pms_workload_step(struct pms_workload *w);
+
 #endif

@@ -73,7 +73,7 @@ struct lo_state {
 	pid_t tid;
 	int fd, mig_fd;
 	int stop;
-	volatile uint64_t iterations;
+	struct pms_workload work;
 	uint64_t start_ns, end_ns;
 	uint64_t final_value;
 	bool final_valid;
@@ -101,6 +101,7 @@ static void *counting_main(void *arg)
 	int ret;
 
 	st->tid = gettid();
+	pthread_setname_np(pthread_self(), "pms-count");
 	sched_getaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
 	if (!st->use_mover) {
 		hwloc_bitmap_t first = hwloc_bitmap_alloc();
@@ -139,7 +140,7 @@ out_ready:
 	st->start_ns = pms_now_ns();
 	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
 	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED))
-		pms_workload_tick(&st->iterations);
+		pms_workload_step(&st->work);
 	ioctl(st->fd, PERF_EVENT_IOC_DISABLE, 0);
 	st->end_ns = pms_now_ns();
 	st->final_valid = !pms_perf_read(st->fd, &st->final_value);
@@ -202,6 +203,13 @@ static enum pms_status lo_setup(struct pms_run *run)
 	s = pms_counter_resolve(run, "instructions", 10000, 100, &st->c);
 	if (s)
 		return s;
+
+	ret = pms_workload_init(&st->work, pms_workload_for(&st->c.ev));
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot set up the workload: %s",
+			 strerror(-ret));
+		return PMS_E_SETUP;
+	}
 
 	st->signo = SIGRTMIN + 4;
 	ret = pms_recorder_init(&st->rec, pms_opt_u64(&run->opts, "max-signals"), st->signo);
@@ -358,9 +366,12 @@ static void lo_run(struct pms_run *run)
 
 	json_object_object_add(run->result, "counter", pms_counter_to_json(&st->c));
 	o = json_object_new_object();
-	json_object_object_add(o, "kind", json_object_new_string(
+	json_object_object_add(o, "kind", json_object_new_string(pms_workload_name(st->work.kind)));
+	json_object_object_add(o, "description", json_object_new_string(
+		st->work.kind == PMS_WORKLOAD_PAGE_FAULTS ?
+		"user loop calling pms_workload_tick(), then one minor page fault per call" :
 		"user loop calling pms_workload_tick() (a breakpoint counts each call)"));
-	json_object_object_add(o, "iterations", json_object_new_uint64(st->iterations));
+	json_object_object_add(o, "iterations", json_object_new_uint64(st->work.iterations));
 	json_object_object_add(o, "final_count", st->final_valid ?
 			       json_object_new_uint64(st->final_value) : NULL);
 	json_object_object_add(o, "seconds",
@@ -494,6 +505,7 @@ static void lo_teardown(struct pms_run *run)
 		pms_recorder_fini(&st->rec);
 	pms_mover_free(&st->mover);
 	hwloc_bitmap_free(st->cpus);
+	pms_workload_fini(&st->work);
 	sem_destroy(&st->ready);
 	sem_destroy(&st->go);
 	free(st);

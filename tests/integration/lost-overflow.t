@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# lost-overflow on this machine's real kernel.  With no hardware PMU it runs on
+# the breakpoint substitute, which is exact on x86: every delta must be exactly
+# one period, with and without the mover.  Fault injection proves the oracle
+# and the watchdog catch a loss end to end.
+. tests/integration/tap.sh
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export PMUSTRESS_RESULTS=$tmp/results
+D=${PMS_TEST_DURATION:-2s}
+
+if [ "$(nproc)" -lt 2 ]; then
+	skip "lost-overflow with the mover" "needs two CPUs"
+	movers=()
+else
+	movers=(hwloc taskset)
+fi
+core=$($PMS probe --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["core_pmu"] or "")')
+
+exact_run() {	# NAME ARGS...: the run passes with every delta exactly P
+	local name=$1; shift
+	local j=$tmp/$name.json
+	$PMS run lost-overflow --duration "$D" --json "$j" "$@" > "$tmp/$name.out"
+	local rc=$?
+	ok $rc "$name: exits 0 (pass)"
+	[ $rc -eq 0 ] || { diag "$(cat "$tmp/$name.out")"; }
+	jtrue "$j" "d['verdict'] == 'pass' and d['exit_code'] == 0"; ok $? "$name: verdict pass in the JSON"
+	jtrue "$j" "d['oracle']['signals'] > 100"; ok $? "$name: more than 100 signals ($(jget "$j" "d['oracle']['signals']"))"
+	if [ -z "$core" ]; then
+		jtrue "$j" "d['counter']['substitute'] and d['counter']['attr']['type_name'] == 'breakpoint' and 'no hardware PMU' in d['counter']['substitute_reason']"
+		ok $? "$name: runs on the breakpoint substitute and says why"
+		grep -q "SUBSTITUTE COUNTER" "$tmp/$name.out"; ok $? "$name: human output says SUBSTITUTE loudly"
+		jtrue "$j" "d['oracle']['delta']['min'] == d['oracle']['delta']['max'] == d['counter']['period']"
+		ok $? "$name: every delta is exactly one period"
+		jtrue "$j" "d['oracle']['signals'] == d['oracle']['overflows_implied'] == d['workload']['final_count'] // d['counter']['period']"
+		ok $? "$name: one signal per overflow the final count implies"
+		jtrue "$j" "d['workload']['final_count'] == d['workload']['iterations']"
+		ok $? "$name: breakpoint count equals the workload's own iteration count"
+	fi
+	jtrue "$j" "d['oracle']['lost'] == 0 and all(v == 0 for k, v in d['oracle']['classes'].items() if k != 'on_time')"
+	ok $? "$name: nothing lost, late, early, coalesced, spurious, gap or bad"
+	jtrue "$j" "d['affinity']['restored'] and d['affinity']['initial'] == d['affinity']['final']"
+	ok $? "$name: counting thread's affinity restored"
+	jtrue "$j" "d['counter']['attr']['exclude_kernel'] and d['counter']['attr']['exclude_guest'] and d['counter']['attr']['use_clockid']"
+	ok $? "$name: rr's exclude bits and use_clockid recorded in attr"
+}
+
+for m in "${movers[@]}"; do
+	exact_run "mover-$m" --mover "$m"
+	j=$tmp/mover-$m.json
+	jtrue "$j" "d['mover']['enabled'] and d['mover']['kind'] == '$m' and d['mover']['rebinds_requested'] > 10 and d['mover']['rebinds_failed'] == 0"
+	ok $? "mover-$m: rebinds requested ($(jget "$j" "d['mover']['rebinds_requested']")), none failed"
+	jtrue "$j" "d['mover']['migrations_sched'] > 10"
+	ok $? "mover-$m: the scheduler saw migrations ($(jget "$j" "d['mover']['migrations_sched']"))"
+done
+exact_run control --no-mover
+jtrue "$tmp/control.json" "not d['mover']['enabled'] and d['mover']['migrations_counted'] == 0"
+ok $? "control: mover off and no migration counted"
+exact_run roundrobin --pattern random --cpus 0-1 --move-interval 50us
+jtrue "$tmp/roundrobin.json" "d['options']['pattern'] == 'random' and d['options']['move-interval'] == 50000"
+ok $? "options are resolved into the JSON (interval in ns)"
+
+# The oracle end to end: signals ignored on purpose must show up as losses.
+j=$tmp/inject.json
+$PMS run lost-overflow --duration "$D" --json "$j" --inject-drop-every 100 > "$tmp/inject.out"
+ok $([ $? -eq 1 ]; echo $?) "fault injection (every 100th signal ignored): exits 1 (fail)"
+jtrue "$j" "d['oracle']['lost'] == d['recorder']['fault_injection']['signals_ignored'] > 0"
+ok $? "fault injection: lost ($(jget "$j" "d['oracle']['lost']")) equals the signals ignored"
+jtrue "$j" "d['oracle']['classes']['gap'] == d['oracle']['lost'] and d['oracle']['classes']['late'] == 0"
+ok $? "fault injection: each loss is one gap signal, not also a late one"
+jtrue "$j" "'FAULT INJECTION' in d['reason'] and 'lost' in d['reason']"
+ok $? "fault injection: the reason says lost and that it was injected"
+grep -q "Signal #100: delta of 200 is outside 100 +/- 10" "$tmp/inject.out"
+ok $? "fault injection: human output names the first bad delta like the seed's reproducer"
+
+j=$tmp/watchdog.json
+$PMS run lost-overflow --duration 60s --watchdog 500ms --json "$j" --inject-stop-after 50 > "$tmp/wd.out"
+ok $([ $? -eq 1 ]; echo $?) "signals stop after 50: exits 1 without waiting out 60 s"
+jtrue "$j" "d['watchdog']['fired'] and 'watchdog: no signal' in d['reason'] and d['oracle']['signals'] == 50"
+ok $? "signals stop: the watchdog fired and the verdict says so"
+
+# Event choices: a timer event is not judged for lateness or missing periods.
+j=$tmp/task-clock.json
+$PMS run lost-overflow --duration "$D" --event task-clock --json "$j" > /dev/null
+rc=$?
+ok $([ $rc -eq 0 ] || [ $rc -eq 1 ]; echo $?) "task-clock: runs (exit $rc)"
+jtrue "$j" "d['counter']['semantics'] == 'timer' and not d['counter']['substitute'] and not d['oracle']['judged']['lost'] and not d['oracle']['judged']['late']"
+ok $? "task-clock: timer semantics recorded, lateness and losses not judged"
+
+# A fault event gets a faulting workload, one fault per call, exact deltas.
+j=$tmp/page-faults.json
+$PMS run lost-overflow --duration "$D" --event page-faults --period 1000 --json "$j" > /dev/null
+ok $? "page-faults: exits 0"
+jtrue "$j" "d['workload']['kind'] == 'page-faults' and d['counter']['semantics'] == 'restart_on_enable'"
+ok $? "page-faults: faulting workload and restart-on-enable semantics recorded"
+jtrue "$j" "0 <= d['workload']['final_count'] - d['workload']['iterations'] <= 4 and d['oracle']['signals'] > 100"
+ok $? "page-faults: one fault per workload call ($(jget "$j" "d['workload']['final_count']") faults, $(jget "$j" "d['workload']['iterations']") calls)"
+jtrue "$j" "d['oracle']['delta']['min'] == d['oracle']['delta']['max'] == 1000"
+ok $? "page-faults: every delta exactly one period"
+
+# JSON on stdout: machine output only, the human summary goes to stderr.
+$PMS run lost-overflow --duration 500ms --json - > "$tmp/stdout.json" 2> "$tmp/stderr"
+ok $? "--json -: exits 0"
+$PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/stdout.json"; ok $? "--json -: stdout is one JSON document"
+grep -q '^PASS' "$tmp/stderr"; ok $? "--json -: human summary on stderr"
+
+# Default path: results/SCENARIO-KERNEL-UTC.json, written atomically.
+$PMS run lost-overflow --duration 300ms --quiet; ok $? "default result path: exits 0"
+f=$(ls "$tmp/results"/lost-overflow-"$(uname -r)"-*Z.json 2>/dev/null | head -1)
+[ -n "$f" ]; ok $? "default result named by scenario, kernel release and UTC time (${f##*/})"
+[ "$(ls -A "$tmp/results" | grep -c -v '\.json$')" -eq 0 ]; ok $? "no temp file left next to the result"
+
+done_testing

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# TAP helpers for the integration tests (sourced). Run from the repo root.
+
+tap_n=0
+tap_failed=0
+PMS=${PMS:-./pmustress}
+PY=/usr/bin/python3
+
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	local rc=$1; shift
+	tap_n=$((tap_n + 1))
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $tap_n - $*"
+	else
+		echo "not ok $tap_n - $*"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+diag() { printf '# %s\n' "$@"; }
+
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}
+
+# jq-like read of a JSON file: jget FILE 'python expression over d'
+jget() {
+	"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if isinstance(v,(dict,list,bool)) or v is None else v)' "$1" "$2"
+}
+
+# jtrue FILE 'python boolean expression over d': exit status 0 when true
+jtrue() {
+	"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
+}
