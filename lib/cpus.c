@@ -298,6 +298,22 @@ json_object *pms_mover_to_json(const struct pms_mover *m)
 	return o;
 }
 
+const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64_t t)
+{
+	size_t lo = 0, hi = m->log_n;
+
+	/* The log is in time order: binary search for the first entry after t. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->log[mid].time_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &m->log[lo - 1] : NULL;
+}
+
 int64_t pms_task_nr_migrations(pid_t tid)
 {
 	char path[64], line[256];

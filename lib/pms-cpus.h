@@ -85,6 +85,9 @@ void pms_mover_free(struct pms_mover *m);
 /* kind, pattern, cpus, interval, requested, failed, rate, log summary. */
 json_object *pms_mover_to_json(const struct pms_mover *m);
 
+/* The last logged rebind at or before @t (CLOCK_MONOTONIC ns), or NULL. */
+const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64_t t);
+
 const char *pms_move_pattern_name(enum pms_move_pattern p);
 const char *pms_mover_kind_name(enum pms_mover_kind k);
 

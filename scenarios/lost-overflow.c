@@ -267,6 +267,62 @@ static uint64_t count_off(const struct lo_state *st, uint64_t *scanned, uint64_t
 	return off;
 }
 
+/*
+ * Put each anomaly next to the rebind that preceded it, on the one clock
+ * both were stamped with: a late signal 2 us after a move is a lead.
+ */
+static void annotate_anomalies(const struct lo_state *st, json_object *oracle)
+{
+	json_object *anom, *list;
+	size_t i;
+
+	if (!json_object_object_get_ex(oracle, "anomalies", &anom) ||
+	    !json_object_object_get_ex(anom, "list", &list))
+		return;
+	for (i = 0; i < json_object_array_length(list); i++) {
+		json_object *a = json_object_array_get_idx(list, i), *t;
+		const struct pms_rebind *rb = NULL;
+		uint64_t time_ns;
+
+		if (!json_object_object_get_ex(a, "time_ns", &t))
+			continue;
+		time_ns = json_object_get_uint64(t);
+		if (st->use_mover)
+			rb = pms_mover_last_before(&st->mover, time_ns);
+		json_object_object_add(a, "since_rebind_ns",
+				       rb ? json_object_new_uint64(time_ns - rb->time_ns) : NULL);
+		json_object_object_add(a, "rebind_cpu", rb ? json_object_new_int(rb->cpu) : NULL);
+	}
+}
+
+/*
+ * What the final count should be given the workload's own tally: a
+ * breakpoint counts calls exactly (plus one per signal on arm64), a fault
+ * event counts one fault per call; other counters have no such check.
+ */
+static json_object *count_check(const struct lo_state *st, uint64_t signals)
+{
+	json_object *o = json_object_new_object();
+	uint64_t expect = st->work.iterations;
+	bool applies = st->c.ev.breakpoint;
+
+	if (st->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT)
+		expect += signals;
+	if (!applies || !st->final_valid) {
+		json_object_object_add(o, "applies", json_object_new_boolean(false));
+		return o;
+	}
+	json_object_object_add(o, "applies", json_object_new_boolean(true));
+	json_object_object_add(o, "expected", json_object_new_uint64(expect));
+	json_object_object_add(o, "observed", json_object_new_uint64(st->final_value));
+	json_object_object_add(o, "match", json_object_new_boolean(expect == st->final_value));
+	json_object_object_add(o, "rule", json_object_new_string(
+		st->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT ?
+		"arm64 breakpoint: one count per call plus one per signal" :
+		"breakpoint: one count per call"));
+	return o;
+}
+
 static void lo_run(struct pms_run *run)
 {
 	struct lo_state *st = run->priv;
@@ -377,6 +433,7 @@ static void lo_run(struct pms_run *run)
 	json_object_object_add(o, "seconds",
 			       json_object_new_double((double)(st->end_ns - st->start_ns) / 1e9));
 	json_object_object_add(o, "tid", json_object_new_int(st->tid));
+	json_object_object_add(o, "count_check", count_check(st, st->rec.n));
 	json_object_object_add(run->result, "workload", o);
 
 	o = st->use_mover ? pms_mover_to_json(&st->mover) : json_object_new_object();
@@ -441,7 +498,9 @@ static void lo_run(struct pms_run *run)
 	}
 	json_object_object_add(run->result, "recorder", o);
 
-	json_object_object_add(run->result, "oracle", pms_oracle_to_json(&cfg, &res));
+	o = pms_oracle_to_json(&cfg, &res);
+	annotate_anomalies(st, o);
+	json_object_object_add(run->result, "oracle", o);
 
 	o = json_object_new_object();
 	json_object_object_add(o, "fired", json_object_new_boolean(watchdog_fired || stalled));
