@@ -71,6 +71,6 @@ install: pmustress
 	install -D -m 644 pmustress.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmustress.1
 
 clean:
-	rm -f pmustress lib/libpmustress.a $(LIB_OBJ) $(SCEN_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELP_BIN)
+	rm -f pmustress lib/libpmustress.a $(LIB_OBJ) $(SCEN_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(HELP_BIN) tests/bench/pms-bench
 
 .PHONY: all check-deps unit check check-unit install clean

@@ -118,13 +118,17 @@ void pms_print_result(FILE *f, json_object *r, long show)
 		fprintf(f, "  signals:  %" PRIu64 " for %s overflows implied by the final count %s\n",
 			u64(oracle, "signals"), str(oracle, "overflows_implied"),
 			str(r, "workload.final_count"));
-		fprintf(f, "            on_time %" PRIu64 "  late %" PRIu64 "  early %" PRIu64
-			"  coalesced %" PRIu64 "  spurious %" PRIu64 "  bad_si_code %" PRIu64
-			"  lost %" PRIu64 "  unsettled %" PRIu64 "\n",
-			u64(oracle, "classes.on_time"), u64(oracle, "classes.late"),
-			u64(oracle, "classes.early"), u64(oracle, "classes.coalesced"),
-			u64(oracle, "classes.spurious"), u64(oracle, "classes.bad_si_code"),
-			u64(oracle, "lost"), u64(oracle, "unsettled_tail"));
+		fprintf(f, "           ");
+		{
+			json_object *cls = get(oracle, "classes");
+
+			if (cls) {
+				json_object_object_foreach(cls, key, val)
+					fprintf(f, " %s %" PRIu64, key, json_object_get_uint64(val));
+			}
+		}
+		fprintf(f, "  lost %" PRIu64 "  unsettled %" PRIu64 "\n", u64(oracle, "lost"),
+			u64(oracle, "unsettled_tail"));
 		list = get(oracle, "anomalies.list");
 		n = list ? json_object_array_length(list) : 0;
 		for (i = 0; i < n && (long)i < show; i++) {
@@ -135,7 +139,11 @@ void pms_print_result(FILE *f, json_object *r, long show)
 				str(a, "class"));
 			if (u64(a, "missing"))
 				fprintf(f, ", %" PRIu64 " index(es) skipped", u64(a, "missing"));
-			fprintf(f, ", cpu %s, si_code %s)\n", str(a, "cpu"), str(a, "si_code"));
+			fprintf(f, ", cpu %s, si_code %s", str(a, "cpu"), str(a, "si_code"));
+			if (get(a, "since_rebind_ns"))
+				fprintf(f, ", %.1f us after a move to CPU %s",
+					(double)u64(a, "since_rebind_ns") / 1e3, str(a, "rebind_cpu"));
+			fprintf(f, ")\n");
 		}
 		if (u64(oracle, "anomalies.total") > (uint64_t)(show < 0 ? 0 : show) &&
 		    u64(oracle, "anomalies.total") > n)
