@@ -194,7 +194,7 @@ int cmd_run(int argc, char **argv)
 	json_object_object_add(out, "end_utc", json_object_new_string(end));
 	json_object_object_add(out, "scenario", json_object_new_string(sc->name));
 	json_object_object_add(out, "scenario_summary", json_object_new_string(sc->summary));
-	json_object_object_add(out, "seed", json_object_new_string(sc->seed));
+	json_object_object_add(out, "reproduces", json_object_new_string(sc->seed));
 	json_object_object_add(out, "verdict", json_object_new_string(pms_verdict_name(run.verdict)));
 	json_object_object_add(out, "reason", json_object_new_string(run.reason));
 	json_object_object_add(out, "exit_code", json_object_new_int(code));
@@ -202,7 +202,8 @@ int cmd_run(int argc, char **argv)
 		st == PMS_OK ? "ok" : st == PMS_E_SKIP ? "skip" : "failed"));
 	json_object_object_add(out, "interrupted", json_object_new_boolean(run.interrupted));
 	json_object_object_add(out, "stop_signal", run.interrupted ?
-			       json_object_new_string(strsignal(run.stop_signal)) : NULL);
+			       json_object_new_string(run.stop_signal == SIGINT ? "SIGINT" :
+						      run.stop_signal == SIGTERM ? "SIGTERM" : "?") : NULL);
 	json_object_object_add(out, "options", pms_opts_to_json(&run.opts));
 	json_object_object_add(out, "host", host);
 	json_object_object_foreach(run.result, key, val)

@@ -41,7 +41,7 @@ int pms_cpus_parse(hwloc_topology_t topo, const char *list, hwloc_bitmap_t set,
 	hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
 	hwloc_const_bitmap_t present = hwloc_topology_get_complete_cpuset(topo);
 	unsigned int cpu;
-	char have[128];
+	char have[1024];
 
 	if (!cpulist_syntax_ok(list) || hwloc_bitmap_list_sscanf(set, list) < 0 ||
 	    hwloc_bitmap_iszero(set)) {
@@ -280,7 +280,7 @@ json_object *pms_mover_to_json(const struct pms_mover *m)
 {
 	json_object *o = json_object_new_object();
 	double secs = (double)(m->end_ns - m->start_ns) / 1e9;
-	char cpus[128];
+	char cpus[1024];
 
 	pms_cpus_format(m->cpus, cpus, sizeof(cpus));
 	json_object_object_add(o, "kind", json_object_new_string(pms_mover_kind_name(m->kind)));
@@ -311,6 +311,10 @@ const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64
 		else
 			hi = mid;
 	}
+	/* Past the end of a log that overflowed, the last entry is not the
+	 * last rebind: say nothing rather than something wrong. */
+	if (lo == m->log_n && m->log_dropped)
+		return NULL;
 	return lo ? &m->log[lo - 1] : NULL;
 }
 

@@ -762,7 +762,8 @@ json_object *pms_oracle_to_json(const struct pms_oracle_cfg *cfg,
 	       ? jadd(o, "overflows_implied", json_object_new_uint64(res->overflows_implied))
 	       : jnull(o, "overflows_implied")) ||
 	      jadd(o, "unsettled_tail", json_object_new_uint64(res->unsettled_tail)) ||
-	      jadd(o, "loss_rate", rate_json(res->lost, res->overflows_implied)) ||
+	      (cfg->final_valid ? jadd(o, "loss_rate", rate_json(res->lost, res->overflows_implied)) :
+	       jnull(o, "loss_rate")) ||
 	      jadd(o, "late_rate", rate_json(res->by_class[PMS_CLASS_LATE], res->signals)) ||
 	      (res->signals ? jadd(o, "delta", delta_json(res)) : jnull(o, "delta")) ||
 	      jadd(o, "histogram", histogram_json(cfg, res)) ||

@@ -439,7 +439,7 @@ static void lo_run(struct pms_run *run)
 	o = st->use_mover ? pms_mover_to_json(&st->mover) : json_object_new_object();
 	json_object_object_add(o, "enabled", json_object_new_boolean(st->use_mover));
 	{
-		char cpus[128];
+		char cpus[1024];
 
 		pms_cpus_format(st->cpus, cpus, sizeof(cpus));
 		json_object_object_add(o, "cpus", json_object_new_string(cpus));
@@ -453,7 +453,7 @@ static void lo_run(struct pms_run *run)
 
 	o = json_object_new_object();
 	{
-		char a[128], b[128];
+		char a[1024], b[1024];
 		hwloc_bitmap_t set = hwloc_bitmap_alloc();
 		int cpu;
 
@@ -520,9 +520,14 @@ static void lo_run(struct pms_run *run)
 			 watchdog_fired ? "; " : "", oracle_reason);
 	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
-			 "reached %llu, below one period (%llu); run longer or lower --period",
-			 (unsigned long long)st->final_value, (unsigned long long)st->c.period);
+		if (st->final_valid)
+			snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
+				 "reached %llu, below one period (%llu); run longer or lower --period",
+				 (unsigned long long)st->final_value,
+				 (unsigned long long)st->c.period);
+		else
+			snprintf(run->reason, sizeof(run->reason), "no overflow happened and the "
+				 "final count could not be read");
 	} else {
 		run->verdict = PMS_VERDICT_PASS;
 		snprintf(run->reason, sizeof(run->reason), "%s", oracle_reason);
@@ -537,8 +542,11 @@ static void lo_run(struct pms_run *run)
 			 "; FAULT INJECTION: %llu signals were ignored on purpose (--inject-*), "
 			 "this run does not describe the kernel",
 			 (unsigned long long)st->rec.injected);
-	if (st->use_mover && st->mover.requested && !st->migrations_counted &&
-	    st->migrations_valid && run->verdict == PMS_VERDICT_PASS)
+	/* se.nr_migrations counts every move; the perf software event at most
+	 * one per schedule-in, so it is only the fallback. */
+	if (st->use_mover && st->mover.requested && run->verdict == PMS_VERDICT_PASS &&
+	    (st->nr_migrations_sched >= 0 ? st->nr_migrations_sched == 0 :
+	     st->migrations_valid && !st->migrations_counted))
 		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
 			 "; but no migration actually happened: the mover did not exercise the bug");
 	pms_oracle_result_free(&res);
