@@ -39,6 +39,7 @@
 #include <tracefs.h>
 
 #include "pms-probe.h"
+#include "pms-util.h"
 
 #define SYSFS_LIVE	"/sys"
 #define PROCFS_LIVE	"/proc"
@@ -254,33 +255,6 @@ static int cpulist_count(const char *list, long *first)
 			return -EINVAL;
 	}
 	return n;
-}
-
-/* ---- errno names: details carry the symbol, which is what people search for */
-
-static const struct {
-	int err;
-	const char *name;
-} errno_names[] = {
-	{ EPERM, "EPERM" },	{ ENOENT, "ENOENT" },	{ ESRCH, "ESRCH" },
-	{ EINTR, "EINTR" },	{ EIO, "EIO" },		{ E2BIG, "E2BIG" },
-	{ EBADF, "EBADF" },	{ EAGAIN, "EAGAIN" },	{ ENOMEM, "ENOMEM" },
-	{ EACCES, "EACCES" },	{ EFAULT, "EFAULT" },	{ EBUSY, "EBUSY" },
-	{ EEXIST, "EEXIST" },	{ EXDEV, "EXDEV" },	{ ENODEV, "ENODEV" },
-	{ EINVAL, "EINVAL" },	{ EMFILE, "EMFILE" },	{ ENFILE, "ENFILE" },
-	{ ENOSPC, "ENOSPC" },	{ ERANGE, "ERANGE" },	{ ENOSYS, "ENOSYS" },
-	{ EOPNOTSUPP, "EOPNOTSUPP" },			{ EOVERFLOW, "EOVERFLOW" },
-};
-
-static const char *errno_name(int err, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	snprintf(buf, len, "errno %d", err);
-	return buf;
 }
 
 /* ---- kernel */
@@ -1141,8 +1115,7 @@ void feature(struct probe_ctx *c, json_object *feats, const char *name, int stat
 /* Errors that say nothing about the feature itself; true if one was reported. */
 static bool feature_unknown(struct probe_ctx *c, json_object *feats, const char *name, int err)
 {
-	char eb[32];
-	const char *en = errno_name(err, eb, sizeof(eb));
+	const char *en = pms_errno_name(err);
 
 	switch (err) {
 	case EACCES:
@@ -1165,7 +1138,6 @@ static bool feature_unknown(struct probe_ctx *c, json_object *feats, const char 
 static void feat_sigtrap(struct probe_ctx *c, json_object *feats)
 {
 	struct perf_event_attr attr;
-	char eb[32];
 	int fd, err;
 
 	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
@@ -1189,7 +1161,7 @@ static void feat_sigtrap(struct probe_ctx *c, json_object *feats)
 		feature(c, feats, "sigtrap", 0, "EINVAL: kernel rejects attr.sigtrap");
 	else
 		feature(c, feats, "sigtrap", -1, "%s: unexpected error, cannot tell",
-			errno_name(err, eb, sizeof(eb)));
+			pms_errno_name(err));
 }
 
 /*
@@ -1206,7 +1178,6 @@ static void feat_aux_action(struct probe_ctx *c, json_object *feats)
 {
 	struct perf_event_attr attr;
 	__u32 start_paused = 1;
-	char eb[32];
 	int fd, err;
 
 	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
@@ -1226,10 +1197,10 @@ static void feat_aux_action(struct probe_ctx *c, json_object *feats)
 			"lacks the pause capability (EOPNOTSUPP)");
 	else if (err == EINVAL || err == E2BIG)
 		feature(c, feats, "aux_action", 0, "%s: bits reserved: kernel predates "
-			"aux_action (6.13)", errno_name(err, eb, sizeof(eb)));
+			"aux_action (6.13)", pms_errno_name(err));
 	else
 		feature(c, feats, "aux_action", -1, "%s: unexpected error, cannot tell",
-			errno_name(err, eb, sizeof(eb)));
+			pms_errno_name(err));
 }
 
 static volatile unsigned long probe_sink;
@@ -1248,7 +1219,6 @@ static void feat_exclude_host(struct probe_ctx *c, json_object *feats, bool hw)
 	struct {
 		__u64 value, enabled, running;
 	} rd;
-	char eb[32];
 	int fd, err;
 	ssize_t n;
 
@@ -1265,7 +1235,7 @@ static void feat_exclude_host(struct probe_ctx *c, json_object *feats, bool hw)
 		if (!feature_unknown(c, feats, "exclude_host", err))
 			feature(c, feats, "exclude_host", -1, "%s: user-only instructions event "
 				"with exclude_host=1 does not open, cannot tell",
-				errno_name(err, eb, sizeof(eb)));
+				pms_errno_name(err));
 		return;
 	}
 	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
@@ -1278,7 +1248,7 @@ static void feat_exclude_host(struct probe_ctx *c, json_object *feats, bool hw)
 
 	if (n != (ssize_t)sizeof(rd))
 		feature(c, feats, "exclude_host", -1, "%s: reading the counter failed",
-			n < 0 ? errno_name(err, eb, sizeof(eb)) : "short read");
+			n < 0 ? pms_errno_name(err) : "short read");
 	else if (!rd.running)
 		feature(c, feats, "exclude_host", -1, "the event never got a counter "
 			"(time_running 0): cannot tell");
@@ -1300,7 +1270,6 @@ static __attribute__((noinline)) void breakpoint_target(void)
 static void feat_hw_breakpoint(struct probe_ctx *c, json_object *feats)
 {
 	struct perf_event_attr attr;
-	char eb[32];
 	int fd, err;
 
 	base_attr(&attr, PERF_TYPE_BREAKPOINT, 0);
@@ -1323,13 +1292,12 @@ static void feat_hw_breakpoint(struct probe_ctx *c, json_object *feats)
 			"exposed to this guest, or all in use)");
 	else
 		feature(c, feats, "hw_breakpoint", 0, "%s: execute breakpoint does not open",
-			errno_name(err, eb, sizeof(eb)));
+			pms_errno_name(err));
 }
 
 static void feat_use_clockid(struct probe_ctx *c, json_object *feats)
 {
 	struct perf_event_attr attr;
-	char eb[32];
 	int fd, err;
 
 	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
@@ -1345,7 +1313,7 @@ static void feat_use_clockid(struct probe_ctx *c, json_object *feats)
 	if (feature_unknown(c, feats, "use_clockid", err))
 		return;
 	feature(c, feats, "use_clockid", 0, "%s: use_clockid=1 with CLOCK_MONOTONIC rejected",
-		errno_name(err, eb, sizeof(eb)));
+		pms_errno_name(err));
 }
 
 static void probe_features(struct probe_ctx *c, json_object *root, bool hw)

@@ -14,31 +14,7 @@ SCHEMA=${PMUSTRESS_SCHEMA:-results/schema/result.schema.json}
 VALIDATE=tests/helpers/validate-json
 BIN=./pmustress
 
-n=0
-failed=0
-
-# ok COND_STATUS DESCRIPTION: one assertion, from the exit status of a check.
-ok()
-{
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-skip()
-{
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-
-diag()
-{
-	sed 's/^/# /'
-}
+. tests/integration/tap.sh
 
 if [ ! -x "$BIN" ] || [ ! -f "$SCHEMA" ] || [ ! -f "$VALIDATE" ]; then
 	echo "Bail out! run from the repository root after make ($BIN, $SCHEMA, $VALIDATE)"
@@ -322,5 +298,4 @@ line=$(validate "$tmp/nan.json")
 ok $? "validator: NaN is malformed, not a number (status 2)"
 echo "$line" | diag
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

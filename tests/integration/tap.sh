@@ -22,7 +22,10 @@ skip() {
 	echo "ok $tap_n - $1 # SKIP $2"
 }
 
-diag() { printf '# %s\n' "$@"; }
+# diag TEXT... or diag < FILE: comment lines for the TAP stream
+diag() {
+	if [ $# -gt 0 ]; then printf '# %s\n' "$@"; else sed 's/^/# /'; fi
+}
 
 done_testing() {
 	echo "1..$tap_n"
