@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run SCENARIO [options]   run a scenario, write its JSON result" },
 	{ "list", cmd_list, "list                     scenarios and whether they can run here" },
 	{ "probe", cmd_probe, "probe [--json]           kernel, CPU, PMUs, sysctls, features" },
+	{ "compare", cmd_compare,
+	  "compare OLD NEW [opts]   two sets of results paired and tested: --alpha P, --json" },
 	{ "help", cmd_help, "help [SCENARIO]          this text, or a scenario's options" },
 };
 
@@ -41,9 +43,10 @@ static void usage(FILE *f)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  pmustress %s\n", commands[i].usage);
 	fprintf(f, "  pmustress --version\n\n"
-		"exit status: 0 pass, 1 fail (bug reproduced), 4 skip, 64 usage, 65 unknown "
-		"scenario,\n66 bad CPU list, 67 unknown event, 68 bad JSON input, 69 setup failed, "
-		"70 run error,\n73 result not writable, 130 interrupted (result still written)\n");
+		"exit status: 0 pass, 1 fail (bug reproduced; compare: something "
+		"regressed), 4 skip,\n64 usage, 65 unknown scenario, 66 bad CPU list, "
+		"67 unknown event, 68 bad JSON input,\n69 setup failed, 70 run error, "
+		"73 result not writable, 130 interrupted (result still written)\n");
 }
 
 int cmd_help(int argc, char **argv);
@@ -68,6 +71,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	pms_err("unknown command '%s' (have: run, list, probe, help)", argv[1]);
+	pms_err("unknown command '%s' (have: run, list, probe, compare, help)", argv[1]);
 	return PMS_EXIT_USAGE;
 }

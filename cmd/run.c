@@ -142,6 +142,7 @@ int cmd_run(int argc, char **argv)
 		return PMS_EXIT_SETUP;
 	}
 	host = pms_probe_host(&pcfg);
+	run.host = host;
 
 	/* SIGINT/SIGTERM are taken by pms_run_wait() in the supervising thread;
 	 * blocking them before any thread exists keeps them out of the others. */

@@ -126,6 +126,32 @@ static enum pms_status set_exclude(struct pms_run *run, struct pms_counter *c, b
 	return PMS_OK;
 }
 
+static bool host_flag(json_object *host, const char *key)
+{
+	json_object *v;
+
+	return host && json_object_object_get_ex(host, key, &v) && v && json_object_get_boolean(v);
+}
+
+/*
+ * Under QEMU TCG (the emulated-arm64 matrix) the only exact counter is
+ * cycles with -icount shift=0, which advances once per guest instruction;
+ * QEMU 7.2 notices an instructions overflow only at the next timer tick.
+ */
+static const char *preferred_event(struct pms_run *run, const char *preferred, char *why,
+				   size_t len)
+{
+	if (!strcmp(run->arch, "aarch64") && host_flag(run->host, "emulated") &&
+	    host_flag(run->host, "hardware_pmu")) {
+		snprintf(why, len, "emulated arm64 (QEMU): cycles, which advance one per guest "
+			 "instruction under -icount shift=0; QEMU signals an instructions "
+			 "overflow only at the next timer tick");
+		return "cycles";
+	}
+	snprintf(why, len, "the scenario's preferred hardware event");
+	return preferred;
+}
+
 enum pms_status pms_counter_resolve(struct pms_run *run, const char *preferred,
 				    uint64_t hw_period, uint64_t bp_period,
 				    struct pms_counter *c)
@@ -138,7 +164,10 @@ enum pms_status pms_counter_resolve(struct pms_run *run, const char *preferred,
 
 	memset(c, 0, sizeof(*c));
 	if (!spec)
-		spec = preferred;
+		spec = preferred_event(run, preferred, c->preferred_source,
+				       sizeof(c->preferred_source));
+	else
+		snprintf(c->preferred_source, sizeof(c->preferred_source), "--event");
 	ret = pms_event_parse(spec, run->devices, run->arch, &c->ev, err, sizeof(err));
 	if (ret) {
 		snprintf(run->reason, sizeof(run->reason), "%s", err);
@@ -221,6 +250,7 @@ json_object *pms_counter_to_json(const struct pms_counter *c)
 	json_object_object_add(o, "substitute", json_object_new_boolean(c->ev.substitute));
 	json_object_object_add(o, "substitute_reason", c->ev.substitute ?
 			       json_object_new_string(c->ev.substitute_reason) : NULL);
+	json_object_object_add(o, "source", json_object_new_string(c->preferred_source));
 	json_object_object_add(o, "preferred_open_error", c->open_error[0] ?
 			       json_object_new_string(c->open_error) : NULL);
 	json_object_object_add(o, "semantics", json_object_new_string(pms_semantics_name(c->ev.sem)));

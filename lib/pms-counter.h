@@ -16,11 +16,12 @@ struct pms_counter {
 	char period_source[192];
 	char exclude_source[192];
 	char open_error[384];	/* why the preferred event did not open, if it did not */
+	char preferred_source[256];	/* why the default event is what it is */
 };
 
 /**
  * pms_counter_resolve - choose the counter for @run: --event if given, else
- * @preferred; apply --exclude (or rr's exclude_kernel,exclude_guest when the
+ * @preferred (but cycles on an emulated arm64 guest, see counter.c); apply --exclude (or rr's exclude_kernel,exclude_guest when the
  * spec has no modifiers); pick the period and tolerance; open the event once
  * to see that it works.  Without --event and without a hardware PMU the
  * breakpoint substitute on the workload loop is chosen, and says why.

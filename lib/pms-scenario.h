@@ -55,6 +55,7 @@ struct pms_run {
 	const char *devices;	/* /sys/bus/event_source/devices */
 	char arch[65];		/* uname -m */
 	hwloc_topology_t topo;
+	json_object *host;	/* the probe's host block (read only) */
 	json_object *result;	/* the scenario adds its sections here */
 	enum pms_verdict verdict;
 	char reason[1024];

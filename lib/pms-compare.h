@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_COMPARE_H
+#define PMS_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+/* The result format this module reads (the top-level schema_version). */
+#define PMS_CMP_SCHEMA_VERSION	1
+
+/* What `compare --json` prints is versioned apart from the result format. */
+#define PMS_CMP_REPORT_VERSION	1
+
+/* Default significance level of the per-rate test. */
+#define PMS_CMP_ALPHA		0.05
+
+/*
+ * The rates compared, each events over trials: lost over the overflows the
+ * final count implies, every other class over the signals classified.  They
+ * are different kernel behaviours, so each gets its own test.
+ */
+enum pms_cmp_rate {
+	PMS_CMP_LOST,
+	PMS_CMP_LATE,
+	PMS_CMP_SPURIOUS,
+	PMS_CMP_GAP,
+	PMS_CMP_EARLY,
+	PMS_CMP_COALESCED,
+	PMS_CMP_BAD_SI_CODE,
+	PMS_CMP_NR_RATES,
+};
+
+enum pms_cmp_verdict {
+	PMS_CMP_SKIP,		/* ordered best to worst: a merged group takes the worst */
+	PMS_CMP_PASS,
+	PMS_CMP_ERROR,
+	PMS_CMP_FAIL,
+	PMS_CMP_NR_VERDICTS,
+};
+
+/*
+ * Every result of one side that shares a pairing key, merged: counts are
+ * summed, and each environment field keeps the set of values its runs had.
+ */
+struct pms_cmp_group {
+	json_object *key;		/* {"scenario": ..., "counter.name": ..., ...} */
+	json_object *files;		/* array of the paths merged, in load order */
+	size_t runs;
+	size_t runs_measured;		/* runs with an oracle section */
+	size_t runs_no_final;		/* ... whose overflows_implied was null */
+	size_t verdicts[PMS_CMP_NR_VERDICTS];
+	uint64_t signals, lost, overflows;
+	uint64_t events[PMS_CMP_NR_RATES], trials[PMS_CMP_NR_RATES];
+	bool judged[PMS_CMP_NR_RATES];	/* judged in every measured run */
+	json_object *env;		/* field -> array of its distinct values */
+};
+
+struct pms_cmp_side {
+	char *path;
+	struct pms_cmp_group *groups;
+	size_t nr_groups;
+	size_t nr_results;		/* result files loaded */
+	size_t nr_ignored;		/* *.json in a directory that are not results */
+};
+
+/**
+ * pms_cmp_rate_name - name of a compared rate in the report: "lost", "late", ...
+ * @rate: the rate
+ *
+ * Return: a static string, "unknown" out of range.
+ */
+const char *pms_cmp_rate_name(enum pms_cmp_rate rate);
+
+/**
+ * pms_cmp_verdict_name - "pass", "fail", "skip" or "error"
+ * @v: the verdict
+ *
+ * Return: a static string, "unknown" out of range.
+ */
+const char *pms_cmp_verdict_name(enum pms_cmp_verdict v);
+
+/**
+ * pms_fisher_exact - two-sided Fisher's exact test of the 2x2 table
+ * [[@a, @b], [@c, @d]]
+ * @a: events in the first sample
+ * @b: non-events in the first sample
+ * @c: events in the second sample
+ * @d: non-events in the second sample
+ *
+ * The p-value is the sum of the hypergeometric probabilities (margins fixed)
+ * of every table no more likely than the one observed, with R's relative
+ * tolerance of 1e-7 for ties.  Probabilities are taken in log space from
+ * lgamma, and only the tables that contribute are summed, so counts of
+ * millions cost microseconds and do not overflow.
+ *
+ * Return: p in [0, 1] (0 only when it underflows a double); 1 when a margin
+ * is empty; NaN when the counts overflow 64 bits.
+ */
+double pms_fisher_exact(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+/**
+ * pms_cmp_load - load one side of a comparison
+ * @path: a result file, or a directory searched recursively for *.json
+ * @side: filled in; release with pms_cmp_side_free() whatever the return
+ * @err: on failure, one line "FILE: problem"
+ * @errlen: size of @err
+ *
+ * A file named directly must be a result.  In a directory, a *.json whose
+ * top level lacks schema_version or scenario is counted in nr_ignored (it is
+ * something else, such as a schema); but malformed JSON, an unsupported
+ * schema_version or a result whose counts are not counts is an error.
+ * Results are read in path order and merged into groups by pairing key.
+ *
+ * Return: 0; -ENOENT, -EACCES... when a path cannot be read; -EINVAL for
+ * malformed JSON, a file that is not a result or an unsupported
+ * schema_version; -ENOMEM.
+ */
+int pms_cmp_load(const char *path, struct pms_cmp_side *side, char *err, size_t errlen);
+
+/**
+ * pms_cmp_side_free - release what pms_cmp_load() filled in (also after it
+ * failed) and zero @side
+ * @side: the side
+ */
+void pms_cmp_side_free(struct pms_cmp_side *side);
+
+/**
+ * pms_cmp_compare - pair two loaded sides and test each pair
+ * @old: the baseline
+ * @new: the side under test
+ * @alpha: significance level, 0 < alpha < 1
+ *
+ * Groups pair when their keys are equal.  For each pair and each rate the
+ * 2x2 table [events, trials - events], old against new, gets
+ * pms_fisher_exact().  A pair is REGRESSED when its verdict went from pass
+ * to fail or a judged rate rose with p < @alpha, IMPROVED for the reverse
+ * (REGRESSED wins when both hold), SAME otherwise.  Environment fields that
+ * differ are listed; they never stop the comparison.
+ *
+ * Return: the report object (what `compare --json` prints: schema_version,
+ * test, alpha, old, new, pairs, only_old, only_new, regressed, improved,
+ * same), or NULL with errno EINVAL (bad @alpha) or ENOMEM.
+ */
+json_object *pms_cmp_compare(const struct pms_cmp_side *old, const struct pms_cmp_side *new,
+			     double alpha);
+
+#endif

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /init of the emulated-arm64 guest that scripts/kernel-matrix boots: mount
+ * what pmustress needs, run each line of /pms/commands as a pmustress
+ * command, stream every JSON result back over the console, power off.
+ *
+ * The console is shared with the kernel's printk, so a result goes out as
+ * base64 lines with a prefix no kernel message has, between begin and end
+ * lines that carry its name, length and exit status: the host can pick
+ * them out of anything interleaved and check that nothing was cut.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PREFIX "@@PMS"
+/* Guest seconds one command may take before it is killed: a hung command
+ * must not cost the results of the ones after it. */
+#define COMMAND_LIMIT_S 300
+
+static volatile pid_t child;
+
+static void on_alarm(int sig)
+{
+	if (child > 0)
+		kill(child, SIGKILL);
+}
+
+static void mnt(const char *src, const char *dst, const char *type)
+{
+	mkdir(dst, 0755);
+	if (mount(src, dst, type, 0, NULL) && errno != EBUSY)
+		printf(PREFIX " note mount %s on %s failed: %s\n", type, dst, strerror(errno));
+}
+
+static void emit_file(const char *name, const char *path, int status)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char in[57];
+	char out[80];
+	size_t n, total = 0, i, o;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		printf(PREFIX " missing name=%s status=%d\n", name, status);
+		return;
+	}
+	printf(PREFIX " begin name=%s status=%d\n", name, status);
+	while ((n = fread(in, 1, sizeof(in), f)) > 0) {
+		for (i = 0, o = 0; i < n; i += 3) {
+			unsigned int v = in[i] << 16 | (i + 1 < n ? in[i + 1] << 8 : 0) |
+					 (i + 2 < n ? in[i + 2] : 0);
+
+			out[o++] = b64[v >> 18 & 63];
+			out[o++] = b64[v >> 12 & 63];
+			out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+			out[o++] = i + 2 < n ? b64[v & 63] : '=';
+		}
+		out[o] = '\0';
+		printf(PREFIX " data %s\n", out);
+		total += n;
+	}
+	fclose(f);
+	printf(PREFIX " end name=%s bytes=%zu\n", name, total);
+	fflush(stdout);
+}
+
+/* "NAME ARG ARG ...": run /pms/pmustress ARGS --json /tmp/NAME.json. */
+static void run_line(char *line)
+{
+	char *argv[64], *name, *tok, json[128];
+	int argc = 0, status;
+	pid_t pid;
+
+	name = strtok(line, " \t\n");
+	if (!name || name[0] == '#')
+		return;
+	argv[argc++] = "/pms/pmustress";
+	while ((tok = strtok(NULL, " \t\n")) && argc < 60)
+		argv[argc++] = tok;
+	snprintf(json, sizeof(json), "/tmp/%s.json", name);
+	if (strcmp(argv[1], "probe")) {
+		argv[argc++] = "--json";
+		argv[argc++] = json;
+	}
+	argv[argc] = NULL;
+	printf(PREFIX " run name=%s\n", name);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (!strcmp(argv[1], "probe")) {
+			int fd = open(json, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			dup2(fd, STDOUT_FILENO);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		printf(PREFIX " missing name=%s status=-1\n", name);
+		return;
+	}
+	child = pid;
+	alarm(COMMAND_LIMIT_S);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			printf(PREFIX " missing name=%s status=-1\n", name);
+			return;
+		}
+	}
+	alarm(0);
+	child = 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		printf(PREFIX " note name=%s killed after %d guest seconds\n", name,
+		       COMMAND_LIMIT_S);
+	emit_file(name, json, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+int main(void)
+{
+	char line[1024];
+	FILE *cmds;
+
+	mnt("proc", "/proc", "proc");
+	mnt("sysfs", "/sys", "sysfs");
+	mnt("devtmpfs", "/dev", "devtmpfs");
+	mnt("tmpfs", "/tmp", "tmpfs");
+	mnt("tracefs", "/sys/kernel/tracing", "tracefs");
+	setenv("PATH", "/pms:/bin", 1);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, on_alarm);
+
+	printf(PREFIX " hello\n");
+	cmds = fopen("/pms/commands", "r");
+	if (!cmds) {
+		printf(PREFIX " note no /pms/commands\n");
+	} else {
+		while (fgets(line, sizeof(line), cmds))
+			run_line(line);
+		fclose(cmds);
+	}
+	printf(PREFIX " done\n");
+	fflush(stdout);
+	sync();
+	reboot(RB_POWER_OFF);
+	return 0;
+}

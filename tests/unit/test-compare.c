@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * compare: Fisher's exact test against R's fisher.test, then the hand-made
+ * results in tests/fixtures/compare (regression, improvement, noise,
+ * environment, timer semantics, bad files, directories): no PMU, no root.
+ *
+ * Usage: test-compare [FIXTURES_DIR]; else $PMS_FIXTURES; else tests/fixtures.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tap.h"
+#include "pms-compare.h"
+
+static const char *fixtures;
+
+/* Walk "a.b.c"; an array step is a decimal index. */
+static json_object *jget(json_object *o, const char *path)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array)) {
+			o = json_object_array_get_idx(o, strtoul(tok, NULL, 10));
+		} else if (json_object_is_type(o, json_type_object)) {
+			/* Key fields have dots of their own: try the rest whole first. */
+			json_object *v;
+			char *rest = tok + strlen(tok);
+
+			if (save && *save) {
+				*rest = '.';
+				if (json_object_object_get_ex(o, tok, &v))
+					return v;
+				*rest = '\0';
+			}
+			if (!json_object_object_get_ex(o, tok, &o))
+				return NULL;
+		} else {
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static const char *jstr(json_object *o, const char *path)
+{
+	json_object *v = jget(o, path);
+
+	return v ? json_object_get_string(v) : NULL;
+}
+
+static uint64_t ju64(json_object *o, const char *path)
+{
+	return json_object_get_uint64(jget(o, path));
+}
+
+static double jdbl(json_object *o, const char *path)
+{
+	json_object *v = jget(o, path);
+
+	return v ? json_object_get_double(v) : NAN;
+}
+
+static size_t jlen(json_object *o, const char *path)
+{
+	json_object *v = jget(o, path);
+
+	return v && json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+}
+
+static bool close_to(double got, double want, double rel)
+{
+	return fabs(got - want) <= rel * fabs(want);
+}
+
+static void test_fisher(void)
+{
+	double p;
+
+	/* R: fisher.test(matrix(c(1, 11, 9, 3), 2))$p.value */
+	p = pms_fisher_exact(1, 9, 11, 3);
+	ok(close_to(p, 0.002759456, 1e-6), "fisher [[1,9],[11,3]] p = 0.002759 (got %.7g)", p);
+	p = pms_fisher_exact(3, 1, 1, 3);
+	ok(close_to(p, 0.4857143, 1e-6), "fisher [[3,1],[1,3]] p = 0.4857 (got %.7g)", p);
+	ok(pms_fisher_exact(0, 10, 0, 10) == 1.0, "fisher [[0,10],[0,10]] p = 1");
+	ok(pms_fisher_exact(5, 5, 5, 5) == 1.0, "fisher [[5,5],[5,5]] p = 1");
+	ok(pms_fisher_exact(0, 0, 3, 4) == 1.0, "fisher with an empty row: p = 1");
+	/* R: 0.0005828 */
+	p = pms_fisher_exact(7, 0, 0, 7);
+	ok(close_to(p, 0.0005827506, 1e-6), "fisher [[7,0],[0,7]] p = 0.0005828 (got %.7g)", p);
+	/* The regression fixture's counts; exact value from big-integer sums. */
+	p = pms_fisher_exact(0, 50000, 200, 49800);
+	ok(close_to(p, 1.0196084865e-60, 1e-6),
+	   "fisher [[0,50000],[200,49800]] p = 1.0196e-60 in log space (got %.5g)", p);
+	ok(pms_fisher_exact(1, 9, 11, 3) == pms_fisher_exact(11, 3, 1, 9) &&
+	   pms_fisher_exact(1, 9, 11, 3) == pms_fisher_exact(9, 1, 3, 11),
+	   "fisher is symmetric in rows and in columns");
+	/* Millions of trials: the tails are summed from their edges, not over N. */
+	p = pms_fisher_exact(2000000, 2000000, 2001000, 1999000);
+	ok(close_to(p, 0.4799396, 1e-5), "fisher at 4e6 per row p = 0.4799 (got %.7g)", p);
+	p = pms_fisher_exact(0, 4000000, 20000, 3980000);
+	ok(p >= 0.0 && p < 1e-300, "fisher far below the smallest double gives 0, not NaN");
+	ok(isnan(pms_fisher_exact(UINT64_MAX, 1, 0, 0)), "fisher: counts that overflow give NaN");
+}
+
+static void fixture(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/compare/%s", fixtures, rel);
+}
+
+/* Load old and new fixtures and compare them; NULL (with a failed test) on error. */
+static json_object *compare(const char *old_rel, const char *new_rel, double alpha)
+{
+	struct pms_cmp_side old, new;
+	char po[512], pn[512], err[512] = "";
+	json_object *rep = NULL;
+	int ro, rn;
+
+	fixture(po, sizeof(po), old_rel);
+	fixture(pn, sizeof(pn), new_rel);
+	ro = pms_cmp_load(po, &old, err, sizeof(err));
+	rn = ro ? 0 : pms_cmp_load(pn, &new, err, sizeof(err));
+	if (!ok(!ro && !rn, "%s vs %s: both sides load", old_rel, new_rel)) {
+		printf("#   %s\n", err);
+	} else {
+		rep = pms_cmp_compare(&old, &new, alpha);
+		ok(rep, "%s vs %s: compare returns a report", old_rel, new_rel);
+	}
+	pms_cmp_side_free(&old);
+	if (!ro)
+		pms_cmp_side_free(&new);
+	return rep;
+}
+
+static void test_regression(void)
+{
+	json_object *r = compare("regression/old.json", "regression/new.json", PMS_CMP_ALPHA);
+
+	is_str(jstr(r, "test"), "fisher-exact", "regression: the test is named fisher-exact");
+	is_u64(jlen(r, "pairs"), 1, "regression: one pair");
+	is_str(jstr(r, "pairs.0.status"), "REGRESSED", "regression: status REGRESSED");
+	is_u64(ju64(r, "regressed"), 1, "regression: regressed = 1");
+	is_u64(ju64(r, "improved"), 0, "regression: improved = 0");
+	is_str(jstr(r, "pairs.0.old.verdict"), "pass", "regression: old verdict pass");
+	is_str(jstr(r, "pairs.0.new.verdict"), "fail", "regression: new verdict fail");
+	is_str(jstr(r, "pairs.0.why.0"), "verdict pass -> fail",
+	       "regression: why names the verdict");
+	is_u64(ju64(r, "pairs.0.rates.lost.new_events"), 200, "regression: lost 200 ...");
+	is_u64(ju64(r, "pairs.0.rates.lost.new_trials"), 50000,
+	       "regression: ... of 50000 overflows");
+	ok(jdbl(r, "pairs.0.rates.lost.old") == 0.0 && jdbl(r, "pairs.0.rates.lost.new") == 0.004,
+	   "regression: lost rate 0 -> 0.004");
+	ok(close_to(jdbl(r, "pairs.0.rates.lost.p"), 1.0196e-60, 1e-4),
+	   "regression: lost p = 1.02e-60");
+	is_str(jstr(r, "pairs.0.rates.lost.change"), "rose", "regression: lost rate rose");
+	is_u64(ju64(r, "pairs.0.rates.late.new_trials"), 49800, "regression: late is over signals");
+	ok(jdbl(r, "pairs.0.rates.late.p") == 1.0, "regression: late 0 -> 0 has p = 1");
+	/* Across kernels: compared all the same, and the kernel named. */
+	ok(json_object_get_boolean(jget(r, "pairs.0.environment_differs")),
+	   "regression: environment differs (another kernel)");
+	is_u64(jlen(r, "pairs.0.differences"), 1, "regression: only the kernel differs");
+	is_str(jstr(r, "pairs.0.differences.0.field"), "host.kernel.release",
+	       "regression: difference field host.kernel.release");
+	is_str(jstr(r, "pairs.0.differences.0.old"), "6.1.0-graviton", "regression: old kernel");
+	is_str(jstr(r, "pairs.0.differences.0.new"), "6.5.0-graviton", "regression: new kernel");
+	is_str(jstr(r, "pairs.0.new.kernel"), "6.5.0-graviton", "regression: new.kernel");
+	json_object_put(r);
+
+	/* The same pair the other way round is an improvement. */
+	r = compare("regression/new.json", "regression/old.json", PMS_CMP_ALPHA);
+	is_str(jstr(r, "pairs.0.status"), "IMPROVED", "regression reversed: IMPROVED");
+	json_object_put(r);
+}
+
+static void test_improvement(void)
+{
+	json_object *r = compare("improvement/old.json", "improvement/new.json", PMS_CMP_ALPHA);
+
+	is_str(jstr(r, "pairs.0.status"), "IMPROVED", "improvement: status IMPROVED");
+	is_u64(ju64(r, "improved"), 1, "improvement: improved = 1");
+	is_u64(ju64(r, "regressed"), 0, "improvement: regressed = 0");
+	is_str(jstr(r, "pairs.0.rates.late.change"), "fell", "improvement: late rate fell");
+	ok(jdbl(r, "pairs.0.rates.late.p") < 1e-30,
+	   "improvement: late p < 1e-30 (120 -> 0 of 50000)");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.environment_differs")),
+	   "improvement: same environment");
+	is_u64(jlen(r, "pairs.0.differences"), 0, "improvement: no differences");
+	json_object_put(r);
+}
+
+static void test_noise(void)
+{
+	json_object *r = compare("noise/old.json", "noise/new.json", PMS_CMP_ALPHA);
+	double p = jdbl(r, "pairs.0.rates.late.p");
+
+	ok(p > 0.05 && p < 1.0, "noise: late 4 -> 6 of 50000 has p > 0.05 (got %.3g)", p);
+	is_str(jstr(r, "pairs.0.rates.late.change"), "same", "noise: late rate did not change");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "noise: fail -> fail with noise is SAME");
+	is_u64(ju64(r, "same"), 1, "noise: same = 1");
+	json_object_put(r);
+
+	/* At alpha 0.8 the same noise counts, which shows alpha is applied. */
+	r = compare("noise/old.json", "noise/new.json", 0.8);
+	is_str(jstr(r, "pairs.0.status"), "REGRESSED", "noise at alpha 0.8: REGRESSED");
+	ok(jdbl(r, "alpha") == 0.8, "noise at alpha 0.8: alpha recorded");
+	json_object_put(r);
+}
+
+static bool has_diff(json_object *r, const char *field, const char *old, const char *new)
+{
+	json_object *diffs = jget(r, "pairs.0.differences");
+	size_t i;
+
+	for (i = 0; diffs && i < json_object_array_length(diffs); i++) {
+		json_object *d = json_object_array_get_idx(diffs, i), *o, *n;
+
+		if (strcmp(jstr(d, "field"), field))
+			continue;
+		o = jget(d, "old");
+		n = jget(d, "new");
+		return !strcmp(o ? json_object_get_string(o) : "null", old) &&
+		       !strcmp(n ? json_object_get_string(n) : "null", new);
+	}
+	return false;
+}
+
+static void test_environment(void)
+{
+	json_object *r = compare("environment/old.json", "environment/new.json", PMS_CMP_ALPHA);
+
+	is_u64(jlen(r, "pairs"), 1, "environment: still paired");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "environment: status SAME (nothing changed)");
+	ok(json_object_get_boolean(jget(r, "pairs.0.environment_differs")),
+	   "environment: environment_differs");
+	ok(has_diff(r, "host.kernel.release", "6.1.0-qemu", "6.6.0-qemu"),
+	   "environment: kernel 6.1.0-qemu -> 6.6.0-qemu");
+	ok(has_diff(r, "counter.attr.exclude_kernel", "true", "false"),
+	   "environment: exclude_kernel true -> false");
+	ok(has_diff(r, "counter.attr.exclude_hv", "false", "true"),
+	   "environment: exclude_hv false -> true");
+	ok(has_diff(r, "host.emulation.qemu", "8.2.2", "9.1.0"),
+	   "environment: host.emulation.qemu 8.2.2 -> 9.1.0");
+	ok(has_diff(r, "host.emulation.icount", "null", "shift=auto"),
+	   "environment: host.emulation.icount null -> shift=auto");
+	is_u64(jlen(r, "pairs.0.differences"), 5, "environment: nothing else differs");
+	json_object_put(r);
+}
+
+static void test_timer(void)
+{
+	json_object *r = compare("timer/old.json", "timer/new.json", PMS_CMP_ALPHA);
+
+	is_str(jstr(r, "pairs.0.rates.late.change"), "rose", "timer: late rose 10 -> 300 of 5000");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.rates.late.judged")),
+	   "timer: late is not judged under timer semantics");
+	ok(json_object_get_boolean(jget(r, "pairs.0.rates.spurious.judged")),
+	   "timer: spurious is judged");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "timer: an unjudged rise decides nothing");
+	json_object_put(r);
+
+	/* Different counters: keys differ, nothing pairs, each side listed. */
+	r = compare("timer/old.json", "regression/new.json", PMS_CMP_ALPHA);
+	is_u64(jlen(r, "pairs"), 0, "unpaired: no pair across counters");
+	is_u64(jlen(r, "only_old"), 1, "unpaired: one only in OLD");
+	is_u64(jlen(r, "only_new"), 1, "unpaired: one only in NEW");
+	is_str(jstr(r, "only_old.0.key.counter.name"), "task-clock", "unpaired: OLD is task-clock");
+	json_object_put(r);
+}
+
+/* Loading @rel fails with @want, and the error is "FILE: ...@msg..." for @file_rel. */
+static void load_fails(const char *rel, const char *file_rel, int want, const char *msg,
+		       const char *name)
+{
+	struct pms_cmp_side side;
+	char path[512], file[512], err[512] = "";
+	int ret;
+
+	fixture(path, sizeof(path), rel);
+	fixture(file, sizeof(file), file_rel);
+	ret = pms_cmp_load(path, &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	if (!ok(ret == want, "%s: returns %d", name, want))
+		printf("#   got %d (%s)\n", ret, err);
+	if (!ok(!strncmp(err, file, strlen(file)) && !strncmp(err + strlen(file), ": ", 2) &&
+		strstr(err, msg), "%s: error names %s and says '%s'", name, file_rel, msg))
+		printf("#   got '%s'\n", err);
+}
+
+static void test_bad_files(void)
+{
+	struct pms_cmp_side a, b;
+
+	load_fails("bad/malformed.json", "bad/malformed.json", -EINVAL, "malformed JSON",
+		   "malformed JSON");
+	load_fails("bad/not-result.json", "bad/not-result.json", -EINVAL,
+		   "not a pmustress result", "not a result");
+	load_fails("bad/schema-v2.json", "bad/schema-v2.json", -EINVAL,
+		   "unsupported schema_version 2", "schema_version 2");
+	/* In a directory a non-result is skipped, but malformed JSON is not. */
+	load_fails("bad", "bad/malformed.json", -EINVAL, "malformed JSON",
+		   "directory with malformed JSON");
+	load_fails("no-such-file.json", "no-such-file.json", -ENOENT, "No such file",
+		   "missing file");
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	errno = 0;
+	ok(!pms_cmp_compare(&a, &b, 0.0) && errno == EINVAL, "alpha 0 is EINVAL");
+	errno = 0;
+	ok(!pms_cmp_compare(&a, &b, 1.0) && errno == EINVAL, "alpha 1 is EINVAL");
+	errno = 0;
+	ok(!pms_cmp_compare(&a, &b, NAN) && errno == EINVAL, "alpha NaN is EINVAL");
+}
+
+static void test_directories(void)
+{
+	struct pms_cmp_side side;
+	char path[512], err[512] = "";
+	json_object *r;
+
+	fixture(path, sizeof(path), "dir-old");
+	ok(pms_cmp_load(path, &side, err, sizeof(err)) == 0, "dir-old loads (%s)", err);
+	is_u64(side.nr_results, 3, "dir-old: 3 results, one in a subdirectory");
+	is_u64(side.nr_ignored, 1, "dir-old: the schema copy is ignored, notes.txt not read");
+	is_u64(side.nr_groups, 2, "dir-old: 2 groups (mover runs merged, control apart)");
+	pms_cmp_side_free(&side);
+
+	r = compare("dir-old", "dir-new", PMS_CMP_ALPHA);
+	is_u64(jlen(r, "pairs"), 1, "dirs: one pair");
+	is_u64(ju64(r, "pairs.0.old.runs"), 2, "dirs: 2 OLD runs merged");
+	is_u64(ju64(r, "pairs.0.new.runs"), 3, "dirs: 3 NEW runs merged, durations aside");
+	is_u64(jlen(r, "pairs.0.new.files"), 3, "dirs: the 3 NEW files are listed");
+	is_u64(ju64(r, "pairs.0.old.counts.signals"), 50000, "dirs: OLD signals summed");
+	is_u64(ju64(r, "pairs.0.rates.lost.new_events"), 3, "dirs: NEW lost summed");
+	is_u64(ju64(r, "pairs.0.rates.lost.new_trials"), 90000, "dirs: NEW overflows summed");
+	is_str(jstr(r, "pairs.0.new.verdict"), "fail", "dirs: merged verdict is the worst run's");
+	is_u64(ju64(r, "pairs.0.new.verdicts.pass"), 2, "dirs: ... with the tally, 2 pass");
+	is_u64(ju64(r, "pairs.0.new.verdicts.fail"), 1, "dirs: ... and 1 fail");
+	ok(jdbl(r, "pairs.0.rates.lost.p") > 0.05,
+	   "dirs: 0/50000 -> 3/90000 lost is not significant");
+	is_str(jstr(r, "pairs.0.status"), "REGRESSED", "dirs: REGRESSED by the verdict alone");
+	is_u64(jlen(r, "only_old"), 1, "dirs: one only in OLD");
+	ok(json_object_get_boolean(jget(r, "only_old.0.key.options.no-mover")),
+	   "dirs: the OLD-only one is the control run");
+	is_u64(jlen(r, "only_new"), 1, "dirs: one only in NEW");
+	is_u64(ju64(r, "only_new.0.key.counter.period"), 5000,
+	       "dirs: the NEW-only one has period 5000");
+	ok(strstr(jstr(r, "only_new.0.files.0"), "dir-new/period-5000.json") != NULL,
+	   "dirs: the NEW-only file is named");
+	json_object_put(r);
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+	char path[512];
+
+	fixtures = argc > 1 ? argv[1] : getenv("PMS_FIXTURES");
+	if (!fixtures)
+		fixtures = "tests/fixtures";
+	fixture(path, sizeof(path), "");
+	if (stat(path, &st)) {
+		/* The fixtures ship with the tests: missing means a wrong cwd, not a skip. */
+		printf("Bail out! fixtures not found under %s (pass the directory or set "
+		       "PMS_FIXTURES)\n", path);
+		return 1;
+	}
+	test_fisher();
+	test_regression();
+	test_improvement();
+	test_noise();
+	test_environment();
+	test_timer();
+	test_bad_files();
+	test_directories();
+	return tap_done();
+}
