@@ -307,6 +307,9 @@ static int run_env(json_object *root, json_object *env)
 		return json_object_object_add(env, "host.emulation", json_object_get(emu)) ?
 		       -ENOMEM : 0;
 	json_object_object_foreach(emu, k, val) {
+		/* How long a boot took is a measurement, not a setting. */
+		if (!strcmp(k, "boot_wall_seconds"))
+			continue;
 		snprintf(name, sizeof(name), "host.emulation.%s", k);
 		if (json_object_object_add(env, name, json_object_get(val)))
 			return -ENOMEM;

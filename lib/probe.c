@@ -54,7 +54,7 @@
 
 /* Why a user-only exclude_host=1 event can count nothing (KNOWN-ISSUES.md). */
 #ifdef __aarch64__
-#define EXCLUDE_HOST_WHY	"arm64 VHE semantics"
+#define EXCLUDE_HOST_WHY	"arm64: such an event counts only while a KVM guest runs, and under VHE EL0 is filtered"
 #else
 #define EXCLUDE_HOST_WHY	"the PMU counts guest mode only, as AMD's GuestOnly bit does"
 #endif
@@ -1253,7 +1253,7 @@ static void feat_exclude_host(struct probe_ctx *c, json_object *feats, bool hw)
 		feature(c, feats, "exclude_host", -1, "the event never got a counter "
 			"(time_running 0): cannot tell");
 	else if (!rd.value)
-		feature(c, feats, "exclude_host", 0, "exclude_host=1 excludes host user space "
+		feature(c, feats, "exclude_host", 0, "exclude_host=1 counts no host user space "
 			"here (%s): 0 instructions over %lu loop iterations",
 			EXCLUDE_HOST_WHY, EXCLUDE_HOST_LOOP);
 	else

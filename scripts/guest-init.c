@@ -29,7 +29,7 @@
 
 static volatile pid_t child;
 
-static void on_alarm(int sig)
+static void on_alarm(int sig __attribute__((unused)))
 {
 	if (child > 0)
 		kill(child, SIGKILL);

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The emulated-arm64 path end to end: boot the newest Debian 6.1 arm64 kernel
+# (downloaded once, then cached) under QEMU, run lost-overflow for one guest
+# second on the real armv8pmu driver, check the result, compare it with the
+# committed baseline, and check that a boot that never powers off is killed.
+. tests/integration/tap.sh
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+base=results/baseline/emulated-arm64
+
+if [ "$(id -u)" -ne 0 ] && ! command -v qemu-system-aarch64 >/dev/null; then
+	echo "1..0 # SKIP needs root to install qemu-system-arm and the arm64 toolchain"
+	exit 0
+fi
+
+scripts/kernel-matrix --kernel 6.1 --run "lo run lost-overflow --duration 1s --max-anomalies 100" \
+	--out "$tmp/m" > "$tmp/matrix.out" 2> "$tmp/matrix.err"
+rc=$?
+if [ $rc -eq 69 ] && grep -q "no Debian arm64 kernel package\|cannot download" "$tmp/matrix.err"; then
+	echo "1..0 # SKIP no arm64 kernel package to be had: $(grep -m1 kernel-matrix "$tmp/matrix.err")"
+	exit 0
+fi
+ok $rc "kernel-matrix exits 0 (every result came back), got $rc"
+[ $rc -eq 0 ] || diag < "$tmp/matrix.err"
+j=$(ls "$tmp"/m/6.1.*/lo.json 2>/dev/null | head -1)
+[ -n "$j" ]; ok $? "one result for 6.1 x lo (${j#$tmp/})"
+[ -n "$j" ] || j=/nonexistent
+tests/helpers/validate-json results/schema/result.schema.json "$j" > "$tmp/v" 2>&1
+ok $? "the guest's result validates against the schema"
+jtrue "$j" "d['host']['arch'] == 'aarch64' and d['host']['kernel']['release'].startswith('6.1.')"
+ok $? "it ran on an arm64 6.1 kernel"
+jtrue "$j" "d['counter']['name'] == 'cycles' and not d['counter']['substitute'] and d['counter']['pmu'].startswith('armv8_pmuv3') and d['counter']['attr']['type'] == 0"
+ok $? "counter is the hardware cycles event on armv8_pmuv3, not a substitute"
+jtrue "$j" "d['host']['emulated'] and d['host']['emulation']['icount'] == 'shift=0' and 'QEMU' in d['host']['emulation']['qemu_version']"
+ok $? "host block says emulated, with QEMU version and icount"
+jtrue "$j" "'QEMU' in d['counter']['source'] and d['oracle']['signals'] > 10000"
+ok $? "cycles was chosen because of QEMU, and overflows were signalled ($(jget "$j" "d['oracle']['signals']"))"
+jtrue "$j" "d['mover']['enabled'] and d['mover']['migrations_sched'] > 0"
+ok $? "the mover moved the thread inside the guest ($(jget "$j" "d['mover']['migrations_sched']") migrations)"
+grep -q "^6\.1\.[^ ]* *| *[a-z]* ([0-9]*) sig" "$tmp/matrix.out"; ok $? "the matrix table has a row for the kernel"
+
+if [ -d "$base" ]; then
+	./pmustress compare --json "$(ls -d "$base"/6.1.*/ | head -1)" "$(ls -d "$tmp"/m/6.1.*/ | head -1)" > "$tmp/cmp.json"
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 1 ]; ok $? "compare against the committed baseline runs (exit $rc)"
+	jtrue "$tmp/cmp.json" "len(d['pairs']) == 1 and d['pairs'][0]['status'] in ('SAME', 'REGRESSED', 'IMPROVED')"
+	ok $? "it pairs the fresh run with the baseline's mover run ($(jget "$tmp/cmp.json" "d['pairs'][0]['status']"))"
+	jtrue "$tmp/cmp.json" "len(d['only_old']) == 1"
+	ok $? "the baseline's control run is reported as unpaired"
+else
+	skip "compare against the baseline" "no $base"
+fi
+
+# A kernel that never powers off: killed at the time limit, no QEMU left.
+head -c 1048576 /dev/zero > "$tmp/Image-bogus"
+start=$(date +%s)
+scripts/kernel-matrix --kernel "$tmp/Image-bogus" --timeout 10 --out "$tmp/bogus" \
+	> "$tmp/bogus.out" 2> "$tmp/bogus.err"
+rc=$?
+[ $rc -eq 70 ]; ok $? "a boot that never finishes exits 70 (got $rc)"
+[ $(( $(date +%s) - start )) -lt 60 ]; ok $? "and is killed at its time limit"
+grep -q "never finished" "$tmp/bogus.err"; ok $? "with a clear error: $(grep -m1 'never finished' "$tmp/bogus.err")"
+! pgrep -f "Image-bogus" > /dev/null; ok $? "no QEMU process is left behind"
+
+done_testing
