@@ -59,7 +59,7 @@ $(LIBA): $(LIB_OBJ)
 $(BIN): $(CMD_OBJ) $(SCEN_OBJ) $(LIBA)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(SCEN_OBJ) $(LIBA) $(LDLIBS)
 
-tests/unit/test-%: tests/unit/test-%.c $(LIBA) tests/tap.h
+tests/unit/test-%: tests/unit/test-%.c $(LIBA) tests/tap.h tests/json-path.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
 tests/bench/pms-bench: tests/bench/pms-bench.c $(LIBA)

@@ -20,25 +20,8 @@
 
 #include "pms-probe.h"
 #include "tap.h"
+#include "json-path.h"
 
-/* Walk "a.b.c"; an array step is a decimal index. */
-static json_object *jget(json_object *o, const char *path)
-{
-	char buf[256], *save = NULL, *tok;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
-		if (json_object_is_type(o, json_type_array)) {
-			o = json_object_array_get_idx(o, strtoul(tok, NULL, 10));
-		} else if (json_object_is_type(o, json_type_object)) {
-			if (!json_object_object_get_ex(o, tok, &o))
-				return NULL;
-		} else {
-			return NULL;
-		}
-	}
-	return o;
-}
 
 /* A key holding JSON null, as opposed to a missing key. */
 static bool is_null_member(json_object *o, const char *path)
