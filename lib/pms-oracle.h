@@ -68,7 +68,7 @@ struct pms_anomaly {
 	enum pms_class cls;
 	uint64_t value;
 	int64_t delta;		/* value - previous value (previous = base for #1) */
-	uint64_t index;		/* round((value - base) / P) */
+	uint64_t index;		/* floor((value - base) / P); rounded for timer events */
 	uint64_t missing;	/* indices this signal skipped (late with index jump) */
 	uint64_t time_ns;
 	int32_t cpu;
@@ -101,7 +101,9 @@ struct pms_oracle_result {
 /**
  * pms_oracle_classify - classify a stream of signals
  *
- * k = round((value - base) / P) indexes each signal (u64 wraparound safe).
+ * k = floor((value - base) / P) indexes each signal (u64 wraparound safe):
+ * an exact counter is read after its overflow, so k is the number of
+ * overflows that had happened; timer events round half up instead.
  * A jump of one within tolerance is on time; a delta above P + tol is late
  * and a jump of more than one owes the skipped indices; a signal that does
  * not advance the index repays one owed index (coalesced) or, with nothing

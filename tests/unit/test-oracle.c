@@ -114,11 +114,15 @@ static void test_skid_jitter(void)
 	pms_oracle_result_free(&r);
 }
 
-/* rr issue 3607: period 10000, deltas 19999, 19998, 20058 under migration. */
+/*
+ * rr issue 3607: period 10000, deltas 19999, 19998, 20058 under migration.
+ * Each value is read after its overflow (a few counts of skid, never
+ * negative), as an exact counter's always is.
+ */
 static void test_rr_3607(void)
 {
 	static const uint64_t v[] = {
-		10000, 20000, 39999, 49999, 69997, 79997, 100055,
+		10002, 20003, 40002, 50004, 70002, 80004, 100062,
 	};
 	struct pms_oracle_cfg c = cfg_exact();
 	struct pms_oracle_result r;
@@ -515,10 +519,10 @@ static void test_histogram(void)
 	}
 }
 
-/* Index rounding can jump two with a delta under P + tol: still late. */
+/* After a late signal, the next can skip an index with a delta under P + tol. */
 static void test_jump_two_small_delta(void)
 {
-	static const uint64_t v[] = { 14999, 25000 };
+	static const uint64_t v[] = { 19999, 30000 };
 	struct pms_oracle_cfg c = cfg_exact();
 	struct pms_oracle_result r;
 	size_t n = stream(v, 2);
@@ -532,15 +536,45 @@ static void test_jump_two_small_delta(void)
 }
 
 /* The class edges are inclusive on time: P - tol and P + tol are on time. */
-static void test_class_edges(void)
+/*
+ * An exact counter's index is the overflows that had happened when it was
+ * read: a signal more than P/2 late belongs to the earlier overflow, and
+ * the one after it is early, not a coalesced repayment of a phantom skip.
+ */
+static void test_floor_index(void)
 {
-	static const uint64_t v[] = { 9000, 20000, 31001, 40000 };
+	static const uint64_t v[] = { 10001, 20001, 36000, 40002 };
 	struct pms_oracle_cfg c = cfg_exact();
 	struct pms_oracle_result r;
 	size_t n = stream(v, 4);
 
+	c.final_valid = true;
+	c.final_value = 40050;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "floor: classify returns 0");
+	ok(r.by_class[PMS_CLASS_LATE] == 1 && r.by_class[PMS_CLASS_EARLY] == 1 &&
+	   r.by_class[PMS_CLASS_GAP] == 0 && r.lost == 0,
+	   "floor: 1.6P late then 0.4P early: late + early, nothing lost");
+	pms_oracle_result_free(&r);
+	n = stream(v, 3);
+	c.final_value = 36100;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0 && r.lost == 0 && r.overflows_implied == 3,
+	   "floor: a run ending after a signal 0.6P late loses nothing (round would say 1)");
+	pms_oracle_result_free(&r);
+	c.sem = PMS_SEM_TIMER;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0 && r.anomalies_total > 0 &&
+	   r.anomalies[r.nr_anomalies - 1].index == 4, "floor: timer events still round (3.6P -> 4)");
+	pms_oracle_result_free(&r);
+}
+
+static void test_class_edges(void)
+{
+	static const uint64_t v[] = { 10000, 21000, 32001, 41001, 50000 };
+	struct pms_oracle_cfg c = cfg_exact();
+	struct pms_oracle_result r;
+	size_t n = stream(v, 5);
+
 	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "class edges: classify returns 0");
-	is_u64(r.by_class[PMS_CLASS_ON_TIME], 2, "class edges: deltas P - tol and P + tol on time");
+	is_u64(r.by_class[PMS_CLASS_ON_TIME], 3, "class edges: deltas P, P + tol and P - tol on time");
 	ok(r.by_class[PMS_CLASS_LATE] == 1 && r.nr_anomalies == 2 && r.anomalies[0].delta == 11001,
 	   "class edges: P + tol + 1 is late");
 	ok(r.by_class[PMS_CLASS_EARLY] == 1 && r.nr_anomalies == 2 && r.anomalies[1].delta == 8999,
@@ -640,7 +674,7 @@ static void test_json(void)
 		"si_code",
 	};
 	static const uint64_t v[] = {
-		10000, 20000, 39999, 49999, 69997, 79997, 100055,
+		10002, 20003, 40002, 50004, 70002, 80004, 100062,
 	};
 	struct pms_oracle_cfg c = cfg_exact();
 	struct pms_oracle_result r;
@@ -728,6 +762,7 @@ int main(void)
 	test_anomaly_cap();
 	test_histogram();
 	test_jump_two_small_delta();
+	test_floor_index();
 	test_class_edges();
 	test_names();
 	test_wilson();
