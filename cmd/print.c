@@ -84,6 +84,45 @@ static void print_histogram(FILE *f, json_object *hist)
 	}
 }
 
+/*
+ * What a scenario adds in its own section (named after it): sub-tests with
+ * a verdict and a finding, counted findings with whether each is judged,
+ * and toggle rates.  Generic, so a new scenario prints without new code.
+ */
+static void print_scenario_section(FILE *f, json_object *r)
+{
+	char key[64];
+	json_object *sec, *findings, *judged;
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s", str(r, "scenario"));
+	for (i = 0; key[i]; i++)
+		key[i] = key[i] == '-' ? '_' : key[i];
+	if (!json_object_object_get_ex(r, key, &sec) || !json_object_is_type(sec, json_type_object))
+		return;
+	json_object_object_foreach(sec, name, val) {
+		if (val && json_object_is_type(val, json_type_object) && get(val, "verdict") &&
+		    get(val, "finding"))
+			fprintf(f, "  %-14s %s: %s\n", name, str(val, "verdict"), str(val, "finding"));
+	}
+	findings = get(sec, "findings");
+	judged = get(sec, "judged");
+	if (findings && json_object_is_type(findings, json_type_object)) {
+		fprintf(f, "  findings: ");
+		json_object_object_foreach(findings, fname, fval) {
+			json_object *j = judged ? get(judged, fname) : NULL;
+
+			fprintf(f, " %s %" PRIu64 "%s", fname, json_object_get_uint64(fval),
+				j && !json_object_get_boolean(j) ? " (not judged)" : "");
+		}
+		fprintf(f, "\n");
+	}
+	if (get(sec, "toggles_per_second"))
+		fprintf(f, "  toggles:  %s DISABLE/ENABLE pairs (%.0f/s) by the %s toggler\n",
+			str(sec, "toggles"), json_object_get_double(get(sec, "toggles_per_second")),
+			str(sec, "toggler"));
+}
+
 void pms_print_result(FILE *f, json_object *r, long show)
 {
 	json_object *oracle = get(r, "oracle"), *list, *host = get(r, "host");
@@ -162,6 +201,7 @@ void pms_print_result(FILE *f, json_object *r, long show)
 					json_object_get_double(json_object_array_get_idx(ci, 1)));
 		}
 	}
+	print_scenario_section(f, r);
 	if (get(r, "interrupted") && json_object_get_boolean(get(r, "interrupted")))
 		fprintf(f, "  INTERRUPTED by %s: the result covers the run so far\n",
 			str(r, "stop_signal"));

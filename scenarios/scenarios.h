@@ -10,7 +10,10 @@
 #include "pms-scenario.h"
 
 #define PMS_SCENARIOS(X)		\
-	X(lost_overflow)
+	X(lost_overflow)	\
+	X(disable_storm)	\
+	X(ioctl_semantics)	\
+	X(skid_into_kernel)
 
 #define PMS_DECLARE_SCENARIO(n) extern const struct pms_scenario pms_scenario_##n;
 PMS_SCENARIOS(PMS_DECLARE_SCENARIO)

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_SKID_H
+#define PMS_SKID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "pms-oracle.h"
+
+/*
+ * skid-into-kernel analysis: a perf ring buffer parser and the rules that
+ * put each overflow's sample next to its signal.  Pure functions: no
+ * syscalls, so they are tested on synthetic rings and streams.
+ */
+
+/* One record of the perf ring buffer that the analysis uses. */
+struct pms_ring_rec {
+	uint32_t type;		/* PERF_RECORD_SAMPLE, _THROTTLE, _UNTHROTTLE, _LOST */
+	uint32_t cpu;		/* SAMPLE: PERF_SAMPLE_CPU */
+	uint32_t pid, tid;	/* SAMPLE: PERF_SAMPLE_TID */
+	uint64_t ip;		/* SAMPLE: PERF_SAMPLE_IP */
+	uint64_t time_ns;	/* SAMPLE: PERF_SAMPLE_TIME; THROTTLE/UNTHROTTLE: time */
+	uint64_t lost;		/* LOST: samples the kernel could not write */
+};
+
+struct pms_ring_counts {
+	uint64_t samples, throttle, unthrottle, lost_records, lost_samples;
+	uint64_t other;		/* records of other types (MMAP, COMM, ...): skipped */
+	uint64_t not_stored;	/* records counted but no room left in @out */
+	uint64_t bytes;
+};
+
+/**
+ * pms_ring_parse - parse the records between @tail and @head of a perf ring
+ * buffer's data area.
+ * @data: the data area (the page after the control page)
+ * @size: its size in bytes, a power of two
+ * @tail: the data_tail the reader had; @head: data_head, read with acquire
+ * @sample_type: attr.sample_type; only fixed-size u64 fields are supported
+ *	(IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD)
+ * @out, @cap, @n: records appended at out[*n], *n updated; full is counted in
+ *	@cnt->not_stored, never hidden
+ * @cnt: counts by type, added to
+ *
+ * Both the ring's wraparound (offsets are taken modulo @size) and a record
+ * split across the end of the data area (copied out in two pieces) are
+ * handled.  The caller stores the returned position into data_tail with
+ * release semantics.
+ *
+ * Return: the new tail (@head when everything parsed), or -EINVAL for a bad
+ * @size or an unsupported @sample_type, -EBADMSG for a record whose size is
+ * 0, not a multiple of 8, or runs past @head (nothing after it is parsed).
+ */
+int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t head,
+		       uint64_t sample_type, struct pms_ring_rec *out, size_t cap, size_t *n,
+		       struct pms_ring_counts *cnt);
+
+/*
+ * Findings, each a different behaviour and never summed.  The first four
+ * are judged (fail a run); the rest are reported.
+ */
+enum pms_skid_kind {
+	PMS_SKID_KERNEL_IP,		/* exclude_kernel event, sample IP in the kernel: leak */
+	PMS_SKID_SAMPLE_NO_SIGNAL,	/* overflow written to the ring, its signal lost */
+	PMS_SKID_DROPPED,		/* delta > P + allowance, no sample and no signal:
+					 * the interrupt was dropped (cc1582c231ea) */
+	PMS_SKID_SIGNAL_NO_SAMPLE,	/* a signal with no sample before it (judged only
+					 * when the ring lost nothing) */
+	PMS_SKID_OVER_ALLOWANCE,	/* skid above the allowance (rr's "outside expected
+					 * interrupt period") */
+	PMS_SKID_AMBIGUOUS,		/* index jumped but delta <= P + allowance: a skid
+					 * larger than P cannot be told from a drop */
+	PMS_SKID_LATE_SIGNAL,		/* a signal that did not advance the index and came
+					 * for a sample passed over just before: the signal
+					 * of that overflow, delivered more than P late */
+	PMS_SKID_NO_ADVANCE,		/* a signal that did not advance the overflow index */
+	PMS_SKID_FOREIGN_TID,		/* a sample of another thread */
+	PMS_SKID_NR,
+};
+
+/* Skid histogram: 0, 1, [2,4), [4,8), ... [2^30, inf). */
+#define PMS_SKID_HIST_NR 32
+
+struct pms_skid_cfg {
+	uint64_t period;	/* P > 0 */
+	uint64_t allowance;	/* skid allowed per interrupt, in counts */
+	uint64_t base;		/* counter value at enable */
+	uint64_t final_value;	/* after disable */
+	bool final_valid;
+	/* Timer events count ns and skip overflows in excluded modes by design:
+	 * the count-based rules (dropped, over allowance) are then not judged. */
+	bool timer;
+	uint32_t tid;		/* the counting thread; 0: not checked */
+	uint64_t kernel_ip_mask;	/* an IP with any of these bits is a kernel address */
+	size_t max_findings;
+};
+
+struct pms_skid_finding {
+	enum pms_skid_kind kind;
+	uint64_t signal;	/* 1-based, 0: none */
+	uint64_t sample;	/* 1-based, 0: none */
+	uint64_t index;		/* overflow index k */
+	uint64_t count;		/* overflows this finding stands for */
+	uint64_t value;		/* counter value at the signal, if any */
+	uint64_t ip;
+	uint64_t time_ns;
+	int32_t cpu;
+};
+
+struct pms_skid_result {
+	uint64_t signals, samples, matched;
+	uint64_t by_kind[PMS_SKID_NR];
+	bool judged[PMS_SKID_NR];
+	uint64_t overflows_implied;	/* floor((final - base) / P), 0 without final */
+	uint64_t unsettled_tail;	/* last overflow within the allowance of the end */
+	uint64_t skid_min, skid_max, skid_sum, skid_n;
+	uint64_t skid_hist[PMS_SKID_HIST_NR];
+	uint64_t latency_min_ns, latency_max_ns, latency_sum_ns;	/* signal - sample time */
+	struct pms_ring_counts ring;
+	uint64_t findings_total;
+	struct pms_skid_finding *findings;	/* malloc'd, at most max_findings */
+	size_t nr_findings;
+};
+
+/**
+ * pms_skid_analyze - put samples next to signals and apply the rules.
+ *
+ * Sample j (in ring order, numbered from 1 with the samples of LOST records
+ * counted) is overflow j.  Signal i is overflow k = floor((value - base) / P)
+ * with skid value - base - kP.  Walking both in order on their one clock
+ * (CLOCK_MONOTONIC, use_clockid), a signal matches the first unmatched
+ * sample at or before its own time; a sample of an earlier overflow that has
+ * a later sample before the signal, too, had no signal, unless the next
+ * signal does not advance the index: that one is its late signal.  A jump of the index
+ * by more than one with a delta above P + allowance is a dropped interrupt
+ * for every skipped overflow that had no sample either, unless the next
+ * signals do not advance the index (late signals: a skid above P).  Overflows the final
+ * count implies after the last signal are judged the same way, but the last
+ * one is unsettled (not judged) when the count ended within the allowance.
+ *
+ * Return: 0, -EINVAL (period 0) or -ENOMEM.
+ */
+int pms_skid_analyze(const struct pms_skid_cfg *cfg, const struct pms_signal *sig, size_t nsig,
+		     const struct pms_ring_rec *rec, size_t nrec,
+		     const struct pms_ring_counts *counts, struct pms_skid_result *res);
+
+void pms_skid_result_free(struct pms_skid_result *res);
+
+/**
+ * pms_skid_failed - whether a judged finding is non-zero; one sentence in
+ * @reason naming each, or why the run passes (with throttling attributed).
+ */
+bool pms_skid_failed(const struct pms_skid_cfg *cfg, const struct pms_skid_result *res,
+		     char *reason, size_t len);
+
+const char *pms_skid_kind_name(enum pms_skid_kind kind);
+
+/**
+ * pms_skid_default_allowance - rr's per-CPU skid allowance (KNOWN-ISSUES.md)
+ * from the probe's cpu.vendor, cpu.model and cpu.midr (any may be NULL):
+ * Intel 125, Neoverse N1/V1/N2 1000, Cortex-A76/A77/A78/X1 10000, AMD (Zen)
+ * 10000; anything else 10000, the largest rr uses, since no figure is
+ * known.  @why gets the sentence the JSON records.
+ *
+ * Return: the allowance.
+ */
+uint64_t pms_skid_default_allowance(const char *vendor, const char *model, const char *midr,
+				    char *why, size_t len);
+
+/* The skid_into_kernel section's analysis part: counts, skid, findings. */
+json_object *pms_skid_to_json(const struct pms_skid_cfg *cfg, const struct pms_skid_result *res);
+
+#endif

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * skid-into-kernel: the perf ring buffer parser and the rules that match
+ * each overflow's sample with its signal.  Seed: cc1582c231ea (4.12-rc)
+ * dropped the interrupt of an exclude_kernel event whose skid carried it
+ * into the kernel, so neither a sample nor a signal came; reverted by
+ * 6a8a75f32357 (4.13-rc2).  Samples with a kernel IP on such an event are
+ * the other symptom (a leak), and the ring tells them apart.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <linux/perf_event.h>
+
+#include "pms-skid.h"
+
+#define SUPPORTED_SAMPLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/* Copy @len bytes at ring offset @off, which may wrap past the end. */
+static void ring_copy(const uint8_t *data, uint64_t size, uint64_t off, void *dst, size_t len)
+{
+	uint64_t pos = off & (size - 1);
+	size_t first = len;
+
+	if (pos + len > size)
+		first = (size_t)(size - pos);
+	memcpy(dst, data + pos, first);
+	if (first < len)
+		memcpy((uint8_t *)dst + first, data, len - first);
+}
+
+static void parse_sample(const uint64_t *w, size_t nw, uint64_t st, struct pms_ring_rec *r)
+{
+	size_t i = 0;
+
+#define NEXT() (i < nw ? w[i++] : 0)
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		(void)NEXT();
+	if (st & PERF_SAMPLE_IP)
+		r->ip = NEXT();
+	if (st & PERF_SAMPLE_TID) {
+		uint64_t v = NEXT();
+
+		/* Two u32 in memory order: pid first. */
+		memcpy(&r->pid, &v, 4);
+		memcpy(&r->tid, (uint8_t *)&v + 4, 4);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		r->time_ns = NEXT();
+	if (st & PERF_SAMPLE_ADDR)
+		(void)NEXT();
+	if (st & PERF_SAMPLE_ID)
+		(void)NEXT();
+	if (st & PERF_SAMPLE_STREAM_ID)
+		(void)NEXT();
+	if (st & PERF_SAMPLE_CPU) {
+		uint64_t v = NEXT();
+
+		memcpy(&r->cpu, &v, 4);
+	}
+#undef NEXT
+}
+
+int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t head,
+		       uint64_t sample_type, struct pms_ring_rec *out, size_t cap, size_t *n,
+		       struct pms_ring_counts *cnt)
+{
+	/* A record is at most 64 KiB (u16 size); ours are far smaller. */
+	uint64_t buf[8192];
+
+	if (!size || (size & (size - 1)) || (sample_type & ~(uint64_t)SUPPORTED_SAMPLE))
+		return -EINVAL;
+	while (tail < head) {
+		struct perf_event_header h;
+		struct pms_ring_rec r = { 0 };
+		size_t body;
+
+		if (head - tail < sizeof(h))
+			return -EBADMSG;
+		ring_copy(data, size, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail)
+			return -EBADMSG;
+		body = h.size - sizeof(h);
+		ring_copy(data, size, tail + sizeof(h), buf, body);
+		r.type = h.type;
+		switch (h.type) {
+		case PERF_RECORD_SAMPLE:
+			parse_sample(buf, body / 8, sample_type, &r);
+			cnt->samples++;
+			break;
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE:
+			/* { u64 time, id, stream_id } */
+			r.time_ns = body >= 8 ? buf[0] : 0;
+			if (h.type == PERF_RECORD_THROTTLE)
+				cnt->throttle++;
+			else
+				cnt->unthrottle++;
+			break;
+		case PERF_RECORD_LOST:
+			/* { u64 id, lost } */
+			r.lost = body >= 16 ? buf[1] : 0;
+			cnt->lost_records++;
+			cnt->lost_samples += r.lost;
+			break;
+		default:
+			cnt->other++;
+			tail += h.size;
+			cnt->bytes += h.size;
+			continue;
+		}
+		if (*n < cap)
+			out[(*n)++] = r;
+		else
+			cnt->not_stored++;
+		tail += h.size;
+		cnt->bytes += h.size;
+	}
+	return (int64_t)tail;
+}
+
+static const char *const kind_names[PMS_SKID_NR] = {
+	[PMS_SKID_KERNEL_IP] = "kernel_ip",
+	[PMS_SKID_SAMPLE_NO_SIGNAL] = "sample_no_signal",
+	[PMS_SKID_DROPPED] = "interrupt_dropped",
+	[PMS_SKID_SIGNAL_NO_SAMPLE] = "signal_no_sample",
+	[PMS_SKID_OVER_ALLOWANCE] = "skid_over_allowance",
+	[PMS_SKID_AMBIGUOUS] = "ambiguous_jump",
+	[PMS_SKID_LATE_SIGNAL] = "late_signal",
+	[PMS_SKID_NO_ADVANCE] = "no_advance",
+	[PMS_SKID_FOREIGN_TID] = "foreign_tid",
+};
+
+const char *pms_skid_kind_name(enum pms_skid_kind kind)
+{
+	return kind < PMS_SKID_NR ? kind_names[kind] : "?";
+}
+
+static void add(const struct pms_skid_cfg *cfg, struct pms_skid_result *res,
+		const struct pms_skid_finding *f)
+{
+	res->by_kind[f->kind] += f->count;
+	res->findings_total++;
+	if (res->nr_findings < cfg->max_findings)
+		res->findings[res->nr_findings++] = *f;
+}
+
+static unsigned int hist_bin(uint64_t skid)
+{
+	unsigned int b = 0;
+
+	if (skid < 2)
+		return (unsigned int)skid;
+	while (skid > 1 && b < PMS_SKID_HIST_NR - 2) {
+		skid >>= 1;
+		b++;
+	}
+	return b + 1;
+}
+
+static void match(struct pms_skid_result *res, const struct pms_ring_rec *smp,
+		  const struct pms_signal *s)
+{
+	uint64_t lat = s->time_ns - smp->time_ns;
+
+	res->matched++;
+	res->latency_sum_ns += lat;
+	res->latency_min_ns = lat < res->latency_min_ns ? lat : res->latency_min_ns;
+	res->latency_max_ns = lat > res->latency_max_ns ? lat : res->latency_max_ns;
+}
+
+static void flush(const struct pms_skid_cfg *cfg, struct pms_skid_result *res,
+		  const struct pms_ring_rec **smp, const uint64_t *sidx, const size_t *pend,
+		  size_t from, size_t to)
+{
+	for (; from < to; from++) {
+		size_t j = pend[from];
+		struct pms_skid_finding g = { .kind = PMS_SKID_SAMPLE_NO_SIGNAL,
+					      .sample = j + 1, .index = sidx[j], .count = 1,
+					      .ip = smp[j]->ip, .time_ns = smp[j]->time_ns,
+					      .cpu = (int32_t)smp[j]->cpu };
+
+		add(cfg, res, &g);
+	}
+}
+
+int pms_skid_analyze(const struct pms_skid_cfg *cfg, const struct pms_signal *sig, size_t nsig,
+		     const struct pms_ring_rec *rec, size_t nrec,
+		     const struct pms_ring_counts *counts, struct pms_skid_result *res)
+{
+	const struct pms_ring_rec **smp = NULL;
+	uint64_t *sidx = NULL, lost_before = 0, kprev = 0, vprev = 0, tail_samples = 0;
+	size_t ns = 0, i, j = 0, *pend = NULL, npend = 0, p0 = 0;
+	struct pms_skid_finding owed = { .count = 0 };	/* a jump not yet called a drop */
+	int ret = -ENOMEM;
+
+	memset(res, 0, sizeof(*res));
+	if (!cfg->period)
+		return -EINVAL;
+	if (counts)
+		res->ring = *counts;
+	res->findings = calloc(cfg->max_findings ? cfg->max_findings : 1, sizeof(*res->findings));
+	smp = calloc(nrec ? nrec : 1, sizeof(*smp));
+	sidx = calloc(nrec ? nrec : 1, sizeof(*sidx));
+	pend = calloc(nrec ? nrec : 1, sizeof(*pend));
+	if (!res->findings || !smp || !sidx || !pend)
+		goto out;
+	res->judged[PMS_SKID_KERNEL_IP] = true;
+	res->judged[PMS_SKID_SAMPLE_NO_SIGNAL] = true;
+	res->judged[PMS_SKID_DROPPED] = !cfg->timer;
+	res->judged[PMS_SKID_OVER_ALLOWANCE] = !cfg->timer;
+	/* A full ring explains a signal without a sample: only judge it when
+	 * the kernel wrote every sample and we kept every record. */
+	res->judged[PMS_SKID_SIGNAL_NO_SAMPLE] = !res->ring.lost_samples && !res->ring.not_stored;
+
+	/* Number the samples by overflow; LOST records stand for samples too. */
+	for (i = 0; i < nrec; i++) {
+		if (rec[i].type == PERF_RECORD_LOST) {
+			lost_before += rec[i].lost;
+		} else if (rec[i].type == PERF_RECORD_SAMPLE) {
+			struct pms_skid_finding f = { .sample = ns + 1, .count = 1,
+						      .ip = rec[i].ip, .time_ns = rec[i].time_ns,
+						      .cpu = (int32_t)rec[i].cpu };
+
+			smp[ns] = &rec[i];
+			sidx[ns] = ns + 1 + lost_before;
+			f.index = sidx[ns];
+			if (rec[i].ip & cfg->kernel_ip_mask) {
+				f.kind = PMS_SKID_KERNEL_IP;
+				add(cfg, res, &f);
+			}
+			if (cfg->tid && rec[i].tid != cfg->tid) {
+				f.kind = PMS_SKID_FOREIGN_TID;
+				add(cfg, res, &f);
+			}
+			ns++;
+		}
+	}
+	res->samples = ns;
+	res->signals = nsig;
+	res->skid_min = UINT64_MAX;
+	res->latency_min_ns = UINT64_MAX;
+	vprev = cfg->base;
+
+	for (i = 0; i < nsig; i++) {
+		const struct pms_signal *s = &sig[i];
+		uint64_t v = s->value - cfg->base, k = v / cfg->period, skid = v - k * cfg->period;
+		uint64_t delta = s->value - vprev, skipped = 0, missing;
+		struct pms_skid_finding f = { .signal = i + 1, .index = k, .count = 1,
+					      .value = s->value, .time_ns = s->time_ns,
+					      .cpu = s->cpu };
+
+		if (k <= kprev) {
+			if (p0 < npend) {
+				/* The late signal of a sample passed over just before. */
+				f.kind = PMS_SKID_LATE_SIGNAL;
+				f.sample = pend[p0] + 1;
+				f.index = sidx[pend[p0]];
+				add(cfg, res, &f);
+				match(res, smp[pend[p0++]], s);
+			} else {
+				/*
+				 * Still one signal: it pairs with the next sample by
+				 * order.  After a jump it is the late signal of the
+				 * overflow the jump skipped, which then was no drop.
+				 */
+				f.kind = owed.count ? PMS_SKID_LATE_SIGNAL : PMS_SKID_NO_ADVANCE;
+				if (owed.count)
+					owed.count--;
+				if (j < ns && smp[j]->time_ns <= s->time_ns) {
+					f.sample = j + 1;
+					match(res, smp[j++], s);
+				}
+				add(cfg, res, &f);
+			}
+			vprev = s->value;
+			continue;
+		}
+		/* Passed-over samples and jumps not repaid by a late signal. */
+		flush(cfg, res, smp, sidx, pend, p0, npend);
+		p0 = npend = 0;
+		if (owed.count)
+			add(cfg, res, &owed);
+		owed.count = 0;
+		/*
+		 * Samples of earlier overflows had no signal, but only when a
+		 * later sample also came before this signal: otherwise this
+		 * signal may be theirs with a skid above P.
+		 */
+		while (j < ns && sidx[j] < k && smp[j]->time_ns <= s->time_ns &&
+		       j + 1 < ns && smp[j + 1]->time_ns <= s->time_ns) {
+			pend[npend++] = j;
+			skipped++;
+			j++;
+		}
+		if (j < ns && smp[j]->time_ns <= s->time_ns) {
+			match(res, smp[j++], s);
+		} else {
+			f.kind = PMS_SKID_SIGNAL_NO_SAMPLE;
+			add(cfg, res, &f);
+		}
+		missing = k - kprev - 1;
+		if (missing > skipped) {
+			owed = f;
+			owed.count = missing - skipped;
+			owed.kind = delta > cfg->period + cfg->allowance ? PMS_SKID_DROPPED :
+				    PMS_SKID_AMBIGUOUS;
+		}
+		res->skid_n++;
+		res->skid_sum += skid;
+		res->skid_min = skid < res->skid_min ? skid : res->skid_min;
+		res->skid_max = skid > res->skid_max ? skid : res->skid_max;
+		res->skid_hist[hist_bin(skid)]++;
+		if (skid > cfg->allowance) {
+			f.kind = PMS_SKID_OVER_ALLOWANCE;
+			add(cfg, res, &f);
+		}
+		kprev = k;
+		vprev = s->value;
+	}
+
+	flush(cfg, res, smp, sidx, pend, p0, npend);
+	if (owed.count)
+		add(cfg, res, &owed);
+	if (cfg->final_valid) {
+		uint64_t v = cfg->final_value - cfg->base, implied = v / cfg->period;
+		bool unsettled = implied > kprev && v - implied * cfg->period <= cfg->allowance;
+
+		res->overflows_implied = implied;
+		res->unsettled_tail = unsettled;
+		/* Overflows after the last signal: each had a sample or nothing. */
+		for (; j < ns; j++) {
+			struct pms_skid_finding g = { .kind = PMS_SKID_SAMPLE_NO_SIGNAL,
+						      .sample = j + 1, .index = sidx[j], .count = 1,
+						      .ip = smp[j]->ip, .time_ns = smp[j]->time_ns,
+						      .cpu = (int32_t)smp[j]->cpu };
+
+			if (unsettled && sidx[j] >= implied)
+				continue;
+			add(cfg, res, &g);
+			tail_samples++;
+		}
+		if (implied > kprev + unsettled + tail_samples) {
+			struct pms_skid_finding g = {
+				.kind = PMS_SKID_DROPPED, .index = implied,
+				.count = implied - kprev - unsettled - tail_samples,
+				.value = cfg->final_value,
+			};
+
+			add(cfg, res, &g);
+		}
+	}
+	if (!res->skid_n)
+		res->skid_min = 0;
+	if (!res->matched)
+		res->latency_min_ns = 0;
+	ret = 0;
+out:
+	free(smp);
+	free(sidx);
+	free(pend);
+	if (ret)
+		pms_skid_result_free(res);
+	return ret;
+}
+
+void pms_skid_result_free(struct pms_skid_result *res)
+{
+	free(res->findings);
+	res->findings = NULL;
+	res->nr_findings = 0;
+}
+
+bool pms_skid_failed(const struct pms_skid_cfg *cfg, const struct pms_skid_result *res,
+		     char *reason, size_t len)
+{
+	size_t off = 0;
+	bool failed = false;
+	int k;
+
+	reason[0] = '\0';
+	for (k = 0; k < PMS_SKID_NR; k++) {
+		if (!res->judged[k] || !res->by_kind[k])
+			continue;
+		off += (size_t)snprintf(reason + off, off < len ? len - off : 0, "%s%s %llu",
+					failed ? ", " : "", kind_names[k],
+					(unsigned long long)res->by_kind[k]);
+		failed = true;
+	}
+	if (failed) {
+		if (off < len)
+			snprintf(reason + off, len - off, " (of %llu signals, %llu samples; "
+				 "allowance %llu)", (unsigned long long)res->signals,
+				 (unsigned long long)res->samples,
+				 (unsigned long long)cfg->allowance);
+	} else {
+		bool other = false;
+
+		for (k = 0; k < PMS_SKID_NR; k++)
+			other |= res->by_kind[k] != 0;
+		off = (size_t)snprintf(reason, len, "%s (%llu signals, %llu samples, %llu "
+				       "matched), no kernel IP, max skid %llu (allowance %llu)",
+				       other ? "no judged finding" :
+				       "every overflow had its sample and its signal",
+				       (unsigned long long)res->signals,
+				       (unsigned long long)res->samples,
+				       (unsigned long long)res->matched,
+				       (unsigned long long)res->skid_max,
+				       (unsigned long long)cfg->allowance);
+		for (k = 0; k < PMS_SKID_NR && other; k++) {
+			off = strlen(reason);
+			if (res->by_kind[k] && off < len)
+				snprintf(reason + off, len - off, "; reported, not judged: %s %llu",
+					 kind_names[k], (unsigned long long)res->by_kind[k]);
+		}
+	}
+	off = strlen(reason);
+	/* Throttling is what users mistake for a kernel bug: name it. */
+	if (res->ring.throttle && off < len)
+		snprintf(reason + off, len - off, "; throttled %llu times "
+			 "(perf_event_max_sample_rate), not counted as a loss",
+			 (unsigned long long)res->ring.throttle);
+	off = strlen(reason);
+	if (res->ring.lost_samples && off < len)
+		snprintf(reason + off, len - off, "; the ring lost %llu samples (full): those "
+			 "overflows are judged by their signals alone",
+			 (unsigned long long)res->ring.lost_samples);
+	return failed;
+}
+
+/* Allowances rr uses, keyed as the probe names Arm parts (MIDR part numbers). */
+static const struct {
+	unsigned int part;
+	const char *name;
+	uint64_t allowance;
+} arm_skid[] = {
+	{ 0xd0c, "Neoverse-N1", 1000 },	{ 0xd40, "Neoverse-V1", 1000 },
+	{ 0xd49, "Neoverse-N2", 1000 },	{ 0xd0b, "Cortex-A76", 10000 },
+	{ 0xd0d, "Cortex-A77", 10000 },	{ 0xd41, "Cortex-A78", 10000 },
+	{ 0xd44, "Cortex-X1", 10000 },
+};
+
+uint64_t pms_skid_default_allowance(const char *vendor, const char *model, const char *midr,
+				    char *why, size_t len)
+{
+	unsigned long long m;
+	size_t i;
+
+	if (vendor && !strcmp(vendor, "GenuineIntel")) {
+		snprintf(why, len, "Intel (%s): rr allows 100-125, the upper end is used",
+			 model ? model : "model unknown");
+		return 125;
+	}
+	if (vendor && !strcmp(vendor, "AuthenticAMD")) {
+		snprintf(why, len, "AMD (%s), taken as Zen: skid is effectively unbounded, rr "
+			 "allows 10000", model ? model : "model unknown");
+		return 10000;
+	}
+	if (midr && sscanf(midr, "%llx", &m) == 1 && ((m >> 24) & 0xff) == 0x41) {
+		unsigned int part = (unsigned int)((m >> 4) & 0xfff);
+
+		for (i = 0; i < sizeof(arm_skid) / sizeof(arm_skid[0]); i++)
+			if (arm_skid[i].part == part) {
+				snprintf(why, len, "Arm %s (MIDR %s): rr allows %llu",
+					 arm_skid[i].name, midr,
+					 (unsigned long long)arm_skid[i].allowance);
+				return arm_skid[i].allowance;
+			}
+	}
+	if (model)
+		for (i = 0; i < sizeof(arm_skid) / sizeof(arm_skid[0]); i++)
+			if (!strcasecmp(model, arm_skid[i].name)) {
+				snprintf(why, len, "Arm %s (cpu.model): rr allows %llu",
+					 arm_skid[i].name,
+					 (unsigned long long)arm_skid[i].allowance);
+				return arm_skid[i].allowance;
+			}
+	snprintf(why, len, "no skid figure is known for %s%s%s (vendor %s): rr's largest "
+		 "allowance (10000, Zen and Cortex-A76/A77/A78/X1) is taken so that skid is "
+		 "not mistaken for a dropped interrupt", model ? model : "this CPU",
+		 midr ? ", MIDR " : "", midr ? midr : "", vendor ? vendor : "unknown");
+	return 10000;
+}
+
+static json_object *finding_json(const struct pms_skid_finding *f)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(kind_names[f->kind]));
+	json_object_object_add(o, "signal", f->signal ? json_object_new_uint64(f->signal) : NULL);
+	json_object_object_add(o, "sample", f->sample ? json_object_new_uint64(f->sample) : NULL);
+	json_object_object_add(o, "index", json_object_new_uint64(f->index));
+	json_object_object_add(o, "count", json_object_new_uint64(f->count));
+	json_object_object_add(o, "value", f->signal || f->kind == PMS_SKID_DROPPED ?
+			       json_object_new_uint64(f->value) : NULL);
+	if (f->sample) {
+		char ip[24];
+
+		snprintf(ip, sizeof(ip), "0x%llx", (unsigned long long)f->ip);
+		json_object_object_add(o, "ip", json_object_new_string(ip));
+	} else {
+		json_object_object_add(o, "ip", NULL);
+	}
+	json_object_object_add(o, "time_ns", json_object_new_uint64(f->time_ns));
+	json_object_object_add(o, "cpu", json_object_new_int(f->cpu));
+	return o;
+}
+
+json_object *pms_skid_to_json(const struct pms_skid_cfg *cfg, const struct pms_skid_result *res)
+{
+	json_object *o = json_object_new_object(), *x, *list;
+	size_t i;
+	int k;
+
+	json_object_object_add(o, "signals", json_object_new_uint64(res->signals));
+	json_object_object_add(o, "samples", json_object_new_uint64(res->samples));
+	json_object_object_add(o, "matched", json_object_new_uint64(res->matched));
+	json_object_object_add(o, "overflows_implied", cfg->final_valid ?
+			       json_object_new_uint64(res->overflows_implied) : NULL);
+	json_object_object_add(o, "unsettled_tail", json_object_new_uint64(res->unsettled_tail));
+	x = json_object_new_object();
+	for (k = 0; k < PMS_SKID_NR; k++)
+		json_object_object_add(x, kind_names[k], json_object_new_uint64(res->by_kind[k]));
+	json_object_object_add(o, "findings", x);
+	x = json_object_new_object();
+	for (k = 0; k < PMS_SKID_NR; k++)
+		json_object_object_add(x, kind_names[k], json_object_new_boolean(res->judged[k]));
+	json_object_object_add(o, "judged", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "n", json_object_new_uint64(res->skid_n));
+	json_object_object_add(x, "min", json_object_new_uint64(res->skid_min));
+	json_object_object_add(x, "max", json_object_new_uint64(res->skid_max));
+	json_object_object_add(x, "mean", res->skid_n ? json_object_new_double(
+		(double)res->skid_sum / (double)res->skid_n) : NULL);
+	json_object_object_add(x, "rule", json_object_new_string(
+		"skid = value - base - k*P with k = floor((value - base) / P), per signal"));
+	list = json_object_new_array();
+	for (k = 0; k < PMS_SKID_HIST_NR; k++) {
+		json_object *b;
+		uint64_t lo = k < 2 ? (uint64_t)k : 1ull << (k - 1);
+
+		if (!res->skid_hist[k])
+			continue;
+		b = json_object_new_object();
+		json_object_object_add(b, "lo", json_object_new_uint64(lo));
+		json_object_object_add(b, "hi", k < 2 ? json_object_new_uint64(lo) :
+				       k == PMS_SKID_HIST_NR - 1 ? NULL :
+				       json_object_new_uint64((1ull << k) - 1));
+		json_object_object_add(b, "count", json_object_new_uint64(res->skid_hist[k]));
+		json_object_array_add(list, b);
+	}
+	json_object_object_add(x, "histogram", list);
+	json_object_object_add(o, "skid", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "min", res->matched ?
+			       json_object_new_uint64(res->latency_min_ns) : NULL);
+	json_object_object_add(x, "max", res->matched ?
+			       json_object_new_uint64(res->latency_max_ns) : NULL);
+	json_object_object_add(x, "mean", res->matched ? json_object_new_double(
+		(double)res->latency_sum_ns / (double)res->matched) : NULL);
+	json_object_object_add(o, "sample_to_signal_ns", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "samples", json_object_new_uint64(res->ring.samples));
+	json_object_object_add(x, "throttle", json_object_new_uint64(res->ring.throttle));
+	json_object_object_add(x, "unthrottle", json_object_new_uint64(res->ring.unthrottle));
+	json_object_object_add(x, "lost_records", json_object_new_uint64(res->ring.lost_records));
+	json_object_object_add(x, "lost_samples", json_object_new_uint64(res->ring.lost_samples));
+	json_object_object_add(x, "other_records", json_object_new_uint64(res->ring.other));
+	json_object_object_add(x, "not_stored", json_object_new_uint64(res->ring.not_stored));
+	json_object_object_add(x, "bytes", json_object_new_uint64(res->ring.bytes));
+	json_object_object_add(o, "ring", x);
+
+	list = json_object_new_array();
+	for (i = 0; i < res->nr_findings; i++)
+		json_object_array_add(list, finding_json(&res->findings[i]));
+	x = json_object_new_object();
+	json_object_object_add(x, "total", json_object_new_uint64(res->findings_total));
+	json_object_object_add(x, "list", list);
+	json_object_object_add(o, "finding_list", x);
+	return o;
+}
