@@ -205,3 +205,74 @@ uint64_t pms_recorder_seen(const struct pms_recorder *r)
 {
 	return __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 }
+
+json_object *pms_recorder_to_json(const struct pms_recorder *r)
+{
+	json_object *o = json_object_new_object(), *fi = NULL;
+
+	json_object_object_add(o, "signal", json_object_new_int(r->signo));
+	json_object_object_add(o, "delivery", json_object_new_string(
+		"O_ASYNC + F_SETSIG (real-time signal) + F_SETOWN_EX (F_OWNER_TID)"));
+	json_object_object_add(o, "capacity", json_object_new_uint64(r->cap));
+	json_object_object_add(o, "stored", json_object_new_uint64(r->n));
+	json_object_object_add(o, "delivered", json_object_new_uint64(r->seen));
+	json_object_object_add(o, "dropped_full", json_object_new_uint64(r->dropped));
+	json_object_object_add(o, "sigio_fallback", json_object_new_uint64(r->sigio));
+	json_object_object_add(o, "read_errors", json_object_new_uint64(r->read_errors));
+	if (r->inject_drop_every || r->inject_stop_after) {
+		fi = json_object_new_object();
+		json_object_object_add(fi, "drop_every", json_object_new_uint64(r->inject_drop_every));
+		json_object_object_add(fi, "stop_after", json_object_new_uint64(r->inject_stop_after));
+		json_object_object_add(fi, "signals_ignored", json_object_new_uint64(r->injected));
+	}
+	json_object_object_add(o, "fault_injection", fi);
+	return o;
+}
+
+void pms_watchdog_start(struct pms_watchdog *w, uint64_t period, uint64_t timeout_ns,
+			uint64_t now)
+{
+	memset(w, 0, sizeof(*w));
+	w->period = period;
+	w->timeout_ns = timeout_ns;
+	w->last_signal_ns = now;
+}
+
+bool pms_watchdog_check(struct pms_watchdog *w, uint64_t now, uint64_t seen, uint64_t value)
+{
+	if (seen != w->last_seen) {
+		w->last_seen = seen;
+		w->last_signal_ns = now;
+		w->last_value = value;
+	}
+	if (now - w->last_signal_ns < w->timeout_ns)
+		return false;
+	if (value - w->last_value >= 2 * w->period) {
+		w->fired = true;
+		snprintf(w->message, sizeof(w->message), "watchdog: no signal for %.1f s while the "
+			 "counter advanced by %llu (%.1f periods)",
+			 (double)(now - w->last_signal_ns) / 1e9,
+			 (unsigned long long)(value - w->last_value),
+			 (double)(value - w->last_value) / (double)w->period);
+		return true;
+	}
+	if (value == w->last_value) {
+		w->stalled = true;
+		snprintf(w->message, sizeof(w->message), "the counter did not advance for %.1f s "
+			 "(value %llu): the event counts nothing here (exclude bits? not "
+			 "supported on this CPU?)", (double)(now - w->last_signal_ns) / 1e9,
+			 (unsigned long long)value);
+		return true;
+	}
+	return false;
+}
+
+json_object *pms_watchdog_to_json(const struct pms_watchdog *w)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "fired", json_object_new_boolean(w->fired || w->stalled));
+	json_object_object_add(o, "message", w->message[0] ?
+			       json_object_new_string(w->message) : NULL);
+	return o;
+}

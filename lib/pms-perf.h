@@ -11,6 +11,7 @@
 
 #include "pms-event.h"
 #include "pms-oracle.h"
+#include <json-c/json.h>
 
 /**
  * pms_perf_open - perf_event_open(2) without a glibc wrapper.
@@ -80,6 +81,36 @@ int pms_recorder_init(struct pms_recorder *r, size_t cap, int signo);
 
 /* Restore the previous handlers and free the storage. */
 void pms_recorder_fini(struct pms_recorder *r);
+
+/**
+ * pms_recorder_to_json - the `recorder` section of a result: signal,
+ * delivery, capacity, stored, delivered, dropped_full, sigio_fallback,
+ * read_errors, and fault_injection (null unless --inject-* was used).
+ */
+json_object *pms_recorder_to_json(const struct pms_recorder *r);
+
+/*
+ * The supervising thread's watchdog.  A run ends when no signal has come for
+ * @timeout_ns while the counter passed two periods (the bug, or a storm that
+ * silenced it: "fired"), or when the counter has not moved at all (the event
+ * counts nothing here: "stalled").  Only the counter's progress can make it
+ * fire, so a slow counter never trips it.
+ */
+struct pms_watchdog {
+	uint64_t period, timeout_ns;
+	uint64_t last_seen, last_signal_ns, last_value;
+	bool fired, stalled;
+	char message[512];
+};
+
+void pms_watchdog_start(struct pms_watchdog *w, uint64_t period, uint64_t timeout_ns,
+			uint64_t now);
+
+/* Feed one tick: signals seen so far and the counter's value. True: stop the run. */
+bool pms_watchdog_check(struct pms_watchdog *w, uint64_t now, uint64_t seen, uint64_t value);
+
+/* The `watchdog` section: fired (either way), message. */
+json_object *pms_watchdog_to_json(const struct pms_watchdog *w);
 
 /* Relaxed snapshot of how many signals were delivered so far. */
 uint64_t pms_recorder_seen(const struct pms_recorder *r);

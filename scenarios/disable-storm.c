@@ -483,35 +483,6 @@ static json_object *affinity_json(const struct ds_state *st)
 	return o;
 }
 
-static json_object *recorder_json(const struct ds_state *st)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "signal", json_object_new_int(st->signo));
-	json_object_object_add(o, "delivery", json_object_new_string(
-		"O_ASYNC + F_SETSIG (real-time signal) + F_SETOWN_EX (F_OWNER_TID)"));
-	json_object_object_add(o, "capacity", json_object_new_uint64(st->rec.cap));
-	json_object_object_add(o, "stored", json_object_new_uint64(st->rec.n));
-	json_object_object_add(o, "delivered", json_object_new_uint64(st->rec.seen));
-	json_object_object_add(o, "dropped_full", json_object_new_uint64(st->rec.dropped));
-	json_object_object_add(o, "sigio_fallback", json_object_new_uint64(st->rec.sigio));
-	json_object_object_add(o, "read_errors", json_object_new_uint64(st->rec.read_errors));
-	if (st->rec.inject_drop_every || st->rec.inject_stop_after) {
-		json_object *fi = json_object_new_object();
-
-		json_object_object_add(fi, "drop_every",
-				       json_object_new_uint64(st->rec.inject_drop_every));
-		json_object_object_add(fi, "stop_after",
-				       json_object_new_uint64(st->rec.inject_stop_after));
-		json_object_object_add(fi, "signals_ignored",
-				       json_object_new_uint64(st->rec.injected));
-		json_object_object_add(o, "fault_injection", fi);
-	} else {
-		json_object_object_add(o, "fault_injection", NULL);
-	}
-	return o;
-}
-
 /*
  * Toggles per second while the storm ran: from the first DISABLE to the
  * last ENABLE, so that a storm cut short by a full log is not diluted.
@@ -573,11 +544,12 @@ static void ds_run(struct pms_run *run)
 	struct ds_state *st = run->priv;
 	uint64_t duration = pms_opt_u64(&run->opts, "duration");
 	uint64_t watchdog = pms_opt_u64(&run->opts, "watchdog");
-	uint64_t deadline, now, last_seen = 0, last_signal_ns, last_value = 0, value = 0, nt;
+	uint64_t deadline, now, value = 0, nt;
 	struct pms_oracle_cfg cfg = { 0 };
 	struct pms_oracle_result res = { 0 };
-	bool watchdog_fired = false, stalled = false, full = false;
-	char watchdog_msg[512] = "", oracle_reason[512], line[256];
+	struct pms_watchdog wd;
+	bool full = false;
+	char oracle_reason[480], line[256];
 	uint64_t *restarts = NULL;
 	long nr_restarts = -1;
 	size_t len;
@@ -594,7 +566,8 @@ static void ds_run(struct pms_run *run)
 				 strerror(-ret));
 		}
 	}
-	now = last_signal_ns = pms_now_ns();
+	now = pms_now_ns();
+	pms_watchdog_start(&wd, st->c.period, watchdog, now);
 	deadline = now + duration;
 	while (now < deadline && run->verdict != PMS_VERDICT_ERROR) {
 		uint64_t seen;
@@ -604,37 +577,13 @@ static void ds_run(struct pms_run *run)
 		now = pms_now_ns();
 		seen = pms_recorder_seen(&st->rec);
 		pms_perf_read(st->fd, &value);
-		if (seen != last_seen) {
-			last_seen = seen;
-			last_signal_ns = now;
-			last_value = value;
-		}
 		if (seen >= st->rec.cap) {
 			full = true;
 			break;
 		}
 		/* A storm that silences the counter is the bug, not a hang. */
-		if (now - last_signal_ns >= watchdog) {
-			if (value - last_value >= 2 * st->c.period) {
-				watchdog_fired = true;
-				snprintf(watchdog_msg, sizeof(watchdog_msg),
-					 "watchdog: no signal for %.1f s while the counter "
-					 "advanced by %llu (%.1f periods)",
-					 (double)(now - last_signal_ns) / 1e9,
-					 (unsigned long long)(value - last_value),
-					 (double)(value - last_value) / (double)st->c.period);
-				break;
-			}
-			if (value == last_value) {
-				stalled = true;
-				snprintf(watchdog_msg, sizeof(watchdog_msg),
-					 "the counter did not advance for %.1f s (value %llu): "
-					 "the event counts nothing here",
-					 (double)(now - last_signal_ns) / 1e9,
-					 (unsigned long long)value);
-				break;
-			}
-		}
+		if (pms_watchdog_check(&wd, now, seen, value))
+			break;
 		if (run->progress) {
 			snprintf(line, sizeof(line), "[%5.1f/%.1f s] signals %llu  toggles %llu",
 				 (double)(now - (deadline - duration)) / 1e9,
@@ -710,29 +659,25 @@ static void ds_run(struct pms_run *run)
 			       json_object_new_int64(st->nr_migrations_sched) : NULL);
 	json_object_object_add(run->result, "mover", o);
 	json_object_object_add(run->result, "affinity", affinity_json(st));
-	json_object_object_add(run->result, "recorder", recorder_json(st));
+	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
 
 	o = pms_oracle_to_json(&cfg, &res);
 	near = annotate_anomalies(st, o, nt);
 	json_object_object_add(run->result, "oracle", o);
 
-	o = json_object_new_object();
-	json_object_object_add(o, "fired", json_object_new_boolean(watchdog_fired || stalled));
-	json_object_object_add(o, "message", watchdog_msg[0] ?
-			       json_object_new_string(watchdog_msg) : NULL);
-	json_object_object_add(run->result, "watchdog", o);
+	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&wd));
 	json_object_object_add(run->result, "disable_storm", storm_json(st, nt, nr_restarts, near));
 
 	if (run->verdict == PMS_VERDICT_ERROR) {
 		/* the mover failed to start: reason already set */
-	} else if (stalled) {
+	} else if (wd.stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "%s", watchdog_msg);
+		snprintf(run->reason, sizeof(run->reason), "%s", wd.message);
 	} else if (pms_oracle_failed(&cfg, &res, oracle_reason, sizeof(oracle_reason)) ||
-		   watchdog_fired) {
+		   wd.fired) {
 		run->verdict = PMS_VERDICT_FAIL;
-		snprintf(run->reason, sizeof(run->reason), "%s%s%s", watchdog_msg,
-			 watchdog_fired ? "; " : "", oracle_reason);
+		snprintf(run->reason, sizeof(run->reason), "%s%s%s", wd.message,
+			 wd.fired ? "; " : "", oracle_reason);
 	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "

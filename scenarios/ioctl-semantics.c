@@ -980,17 +980,7 @@ static void io_run(struct pms_run *run)
 	}
 	json_object_object_add(run->result, "workload", o);
 
-	o = json_object_new_object();
-	json_object_object_add(o, "signal", json_object_new_int(st->signo));
-	JS(o, "delivery", "O_ASYNC + F_SETSIG (real-time signal) + F_SETOWN_EX (F_OWNER_TID)");
-	JU(o, "capacity", st->rec.cap);
-	JU(o, "stored", st->rec.n);
-	JU(o, "delivered", st->rec.seen);
-	JU(o, "dropped_full", st->rec.dropped);
-	JU(o, "sigio_fallback", st->rec.sigio);
-	JU(o, "read_errors", st->rec.read_errors);
-	json_object_object_add(o, "fault_injection", NULL);
-	json_object_object_add(run->result, "recorder", o);
+	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
 
 	json_object_object_add(run->result, "oracle", pms_oracle_to_json(&cfg, &res));
 	o = json_object_new_object();

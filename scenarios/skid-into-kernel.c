@@ -350,53 +350,27 @@ static json_object *workload_json(const struct sk_state *st, uint64_t signals)
 	return o;
 }
 
-static json_object *recorder_json(const struct sk_state *st)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "signal", json_object_new_int(st->signo));
-	json_object_object_add(o, "delivery", json_object_new_string(
-		"O_ASYNC + F_SETSIG (real-time signal) + F_SETOWN_EX (F_OWNER_TID)"));
-	json_object_object_add(o, "capacity", json_object_new_uint64(st->rec.cap));
-	json_object_object_add(o, "stored", json_object_new_uint64(st->rec.n));
-	json_object_object_add(o, "delivered", json_object_new_uint64(st->rec.seen));
-	json_object_object_add(o, "dropped_full", json_object_new_uint64(st->rec.dropped));
-	json_object_object_add(o, "sigio_fallback", json_object_new_uint64(st->rec.sigio));
-	json_object_object_add(o, "read_errors", json_object_new_uint64(st->rec.read_errors));
-	if (st->rec.inject_drop_every) {
-		json_object *fi = json_object_new_object();
-
-		json_object_object_add(fi, "drop_every",
-				       json_object_new_uint64(st->rec.inject_drop_every));
-		json_object_object_add(fi, "stop_after", json_object_new_uint64(0));
-		json_object_object_add(fi, "signals_ignored",
-				       json_object_new_uint64(st->rec.injected));
-		json_object_object_add(o, "fault_injection", fi);
-	} else {
-		json_object_object_add(o, "fault_injection", NULL);
-	}
-	return o;
-}
-
 static void sk_run(struct pms_run *run)
 {
 	struct sk_state *st = run->priv;
 	uint64_t duration = pms_opt_u64(&run->opts, "duration");
 	uint64_t watchdog = pms_opt_u64(&run->opts, "watchdog");
 	uint64_t drain_ns = pms_opt_u64(&run->opts, "drain-interval");
-	uint64_t deadline, now, next_tick, last_seen = 0, last_signal_ns, last_value = 0, value = 0;
+	uint64_t deadline, now, next_tick, value = 0;
 	struct pms_oracle_cfg ocfg = { 0 };
 	struct pms_oracle_result ores = { 0 };
 	struct pms_skid_cfg scfg = { 0 };
 	struct pms_skid_result sres = { 0 };
-	bool watchdog_fired = false, stalled = false, full = false, failed;
-	char watchdog_msg[512] = "", skid_reason[768], line[256];
+	struct pms_watchdog wd;
+	bool full = false, failed;
+	char skid_reason[768], line[256];
 	size_t nsig;
 	json_object *o, *a;
 	int ret;
 
 	sem_post(&st->go);
-	now = last_signal_ns = pms_now_ns();
+	now = pms_now_ns();
+	pms_watchdog_start(&wd, st->c.period, watchdog, now);
 	deadline = now + duration;
 	next_tick = now + TICK_NS;
 	while (now < deadline) {
@@ -411,37 +385,12 @@ static void sk_run(struct pms_run *run)
 		next_tick = now + TICK_NS;
 		seen = pms_recorder_seen(&st->rec);
 		pms_perf_read(st->fd, &value);
-		if (seen != last_seen) {
-			last_seen = seen;
-			last_signal_ns = now;
-			last_value = value;
-		}
 		if (seen >= st->rec.cap || st->nr_recs >= st->recs_cap) {
 			full = true;
 			break;
 		}
-		if (now - last_signal_ns >= watchdog) {
-			if (value - last_value >= 2 * st->c.period) {
-				watchdog_fired = true;
-				snprintf(watchdog_msg, sizeof(watchdog_msg),
-					 "watchdog: no signal for %.1f s while the counter "
-					 "advanced by %llu (%.1f periods)",
-					 (double)(now - last_signal_ns) / 1e9,
-					 (unsigned long long)(value - last_value),
-					 (double)(value - last_value) / (double)st->c.period);
-				break;
-			}
-			if (value == last_value) {
-				stalled = true;
-				snprintf(watchdog_msg, sizeof(watchdog_msg),
-					 "the counter did not advance for %.1f s (value %llu): "
-					 "the event counts nothing here "
-					 "(exclude bits? not supported on this CPU?)",
-					 (double)(now - last_signal_ns) / 1e9,
-					 (unsigned long long)value);
-				break;
-			}
-		}
+		if (pms_watchdog_check(&wd, now, seen, value))
+			break;
 		if (run->progress) {
 			snprintf(line, sizeof(line), "[%5.1f/%.1f s] signals %llu  samples %llu  "
 				 "throttled %llu", (double)(now - (deadline - duration)) / 1e9,
@@ -495,13 +444,9 @@ static void sk_run(struct pms_run *run)
 
 	json_object_object_add(run->result, "counter", pms_counter_to_json(&st->c));
 	json_object_object_add(run->result, "workload", workload_json(st, nsig));
-	json_object_object_add(run->result, "recorder", recorder_json(st));
+	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
 	json_object_object_add(run->result, "oracle", pms_oracle_to_json(&ocfg, &ores));
-	o = json_object_new_object();
-	json_object_object_add(o, "fired", json_object_new_boolean(watchdog_fired || stalled));
-	json_object_object_add(o, "message", watchdog_msg[0] ?
-			       json_object_new_string(watchdog_msg) : NULL);
-	json_object_object_add(run->result, "watchdog", o);
+	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&wd));
 
 	o = pms_skid_to_json(&scfg, &sres);
 	a = json_object_new_object();
@@ -539,17 +484,17 @@ static void sk_run(struct pms_run *run)
 	json_object_object_add(run->result, "skid_into_kernel", o);
 
 	failed = pms_skid_failed(&scfg, &sres, skid_reason, sizeof(skid_reason));
-	if (stalled) {
+	if (wd.stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "%s", watchdog_msg);
+		snprintf(run->reason, sizeof(run->reason), "%s", wd.message);
 	} else if (st->ring_error) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "the sample ring could not be parsed "
 			 "(%s): the run measured nothing usable", pms_errno_name(-st->ring_error));
-	} else if (failed || watchdog_fired) {
+	} else if (failed || wd.fired) {
 		run->verdict = PMS_VERDICT_FAIL;
-		snprintf(run->reason, sizeof(run->reason), "%s%s%s", watchdog_msg,
-			 watchdog_fired ? "; " : "", skid_reason);
+		snprintf(run->reason, sizeof(run->reason), "%.500s%s%.500s", wd.message,
+			 wd.fired ? "; " : "", skid_reason);
 	} else if (!nsig && !sres.samples) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
