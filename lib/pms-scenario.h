@@ -78,6 +78,10 @@ extern const size_t pms_nr_common_opts;
  */
 bool pms_run_wait(struct pms_run *run, uint64_t ns);
 
+/* Append "; " and a formatted finding to run->reason, never past its end. */
+void pms_run_append_reason(struct pms_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 const char *pms_verdict_name(enum pms_verdict v);
 
 /**

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,22 @@ bool pms_run_wait(struct pms_run *run, uint64_t ns)
 		run->stop_signal = sig;
 	}
 	return run->interrupted;
+}
+
+void pms_run_append_reason(struct pms_run *run, const char *fmt, ...)
+{
+	size_t len = strlen(run->reason);
+	va_list ap;
+
+	if (len + 2 >= sizeof(run->reason))
+		return;
+	if (len) {
+		memcpy(run->reason + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(run->reason + len, sizeof(run->reason) - len, fmt, ap);
+	va_end(ap);
 }
 
 const char *pms_verdict_name(enum pms_verdict v)

@@ -27,11 +27,11 @@
 #include "pms-disable-storm.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
+#include "pms-supervise.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
 #define NS_PER_S 1000000000ull
-#define TICK_NS 100000000ull	/* supervision tick: progress, watchdog, deadline */
 
 enum ds_toggler { DS_THREAD, DS_SELF, DS_HANDLER };
 enum ds_mover { DS_MOVER_NONE, DS_MOVER_HWLOC, DS_MOVER_TASKSET };
@@ -539,17 +539,25 @@ static json_object *storm_json(const struct ds_state *st, uint64_t nt, long nr_r
 	return o;
 }
 
+static void ds_progress(void *arg, char *buf, size_t len, uint64_t seen)
+{
+	const struct ds_state *st = arg;
+
+	snprintf(buf, len, "  toggles %llu",
+		 (unsigned long long)__atomic_load_n(&st->log.n, __ATOMIC_RELAXED));
+}
+
 static void ds_run(struct pms_run *run)
 {
 	struct ds_state *st = run->priv;
-	uint64_t duration = pms_opt_u64(&run->opts, "duration");
-	uint64_t watchdog = pms_opt_u64(&run->opts, "watchdog");
-	uint64_t deadline, now, value = 0, nt;
+	struct pms_supervisor sup = {
+		.rec = &st->rec, .fd = st->fd, .period = st->c.period,
+		.progress = ds_progress, .arg = st,
+	};
+	uint64_t nt;
 	struct pms_oracle_cfg cfg = { 0 };
 	struct pms_oracle_result res = { 0 };
-	struct pms_watchdog wd;
-	bool full = false;
-	char oracle_reason[480], line[256];
+	char oracle_reason[480];
 	uint64_t *restarts = NULL;
 	long nr_restarts = -1;
 	size_t len;
@@ -557,44 +565,10 @@ static void ds_run(struct pms_run *run)
 	int ret;
 
 	sem_post(&st->go);
-	if (st->use_mover) {
-		st->mover.target = st->tid;
-		ret = pms_mover_start(&st->mover);
-		if (ret) {
-			run->verdict = PMS_VERDICT_ERROR;
-			snprintf(run->reason, sizeof(run->reason), "cannot start the mover: %s",
-				 strerror(-ret));
-		}
-	}
-	now = pms_now_ns();
-	pms_watchdog_start(&wd, st->c.period, watchdog, now);
-	deadline = now + duration;
-	while (now < deadline && run->verdict != PMS_VERDICT_ERROR) {
-		uint64_t seen;
-
-		if (pms_run_wait(run, deadline - now < TICK_NS ? deadline - now : TICK_NS))
-			break;
-		now = pms_now_ns();
-		seen = pms_recorder_seen(&st->rec);
-		pms_perf_read(st->fd, &value);
-		if (seen >= st->rec.cap) {
-			full = true;
-			break;
-		}
-		/* A storm that silences the counter is the bug, not a hang. */
-		if (pms_watchdog_check(&wd, now, seen, value))
-			break;
-		if (run->progress) {
-			snprintf(line, sizeof(line), "[%5.1f/%.1f s] signals %llu  toggles %llu",
-				 (double)(now - (deadline - duration)) / 1e9,
-				 (double)duration / 1e9,
-				 (unsigned long long)seen,
-				 (unsigned long long)__atomic_load_n(&st->log.n, __ATOMIC_RELAXED));
-			run->progress(run, line);
-		}
-	}
-
-	pms_mover_stop(&st->mover);
+	st->mover.target = st->tid;
+	sup.mover = st->use_mover ? &st->mover : NULL;
+	/* A storm that silences the counter is the bug, not a hang: the watchdog. */
+	pms_supervise(run, &sup);
 	stop_toggler(st);
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(st->thread, NULL);
@@ -665,19 +639,19 @@ static void ds_run(struct pms_run *run)
 	near = annotate_anomalies(st, o, nt);
 	json_object_object_add(run->result, "oracle", o);
 
-	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&wd));
+	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&sup.wd));
 	json_object_object_add(run->result, "disable_storm", storm_json(st, nt, nr_restarts, near));
 
 	if (run->verdict == PMS_VERDICT_ERROR) {
 		/* the mover failed to start: reason already set */
-	} else if (wd.stalled) {
+	} else if (sup.wd.stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "%s", wd.message);
+		snprintf(run->reason, sizeof(run->reason), "%s", sup.wd.message);
 	} else if (pms_oracle_failed(&cfg, &res, oracle_reason, sizeof(oracle_reason)) ||
-		   wd.fired) {
+		   sup.wd.fired) {
 		run->verdict = PMS_VERDICT_FAIL;
-		snprintf(run->reason, sizeof(run->reason), "%s%s%s", wd.message,
-			 wd.fired ? "; " : "", oracle_reason);
+		snprintf(run->reason, sizeof(run->reason), "%s%s%s", sup.wd.message,
+			 sup.wd.fired ? "; " : "", oracle_reason);
 	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
@@ -716,19 +690,17 @@ static void ds_run(struct pms_run *run)
 			 (double)(st->log.t[nt - 1].enable_ns - st->log.t[0].disable_ns) / 1e9,
 			 (double)(st->end_ns - st->start_ns) / 1e9);
 	}
-	if (full || st->rec.dropped) {
+	if (sup.full || st->rec.dropped) {
 		len = strlen(run->reason);
 		snprintf(run->reason + len, sizeof(run->reason) - len,
 			 "; signal storage full after %llu signals (%llu dropped): "
 			 "the final count was not used",
 			 (unsigned long long)st->rec.n, (unsigned long long)st->rec.dropped);
 	}
-	if (st->rec.injected) {
-		len = strlen(run->reason);
-		snprintf(run->reason + len, sizeof(run->reason) - len, "; FAULT INJECTION: %llu "
-			 "signals were ignored on purpose (--inject-*), this run does not describe "
-			 "the kernel", (unsigned long long)st->rec.injected);
-	}
+	if (st->rec.injected)
+		pms_run_append_reason(run, "FAULT INJECTION: %llu signals were ignored on purpose "
+				      "(--inject-*), this run does not describe the kernel",
+				      (unsigned long long)st->rec.injected);
 	free(restarts);
 	pms_oracle_result_free(&res);
 }

@@ -24,11 +24,11 @@
 #include "pms-cpus.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
+#include "pms-supervise.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
 #define NS_PER_S 1000000000ull
-#define TICK_NS 100000000ull	/* supervision tick: progress, watchdog, deadline */
 
 static const char *const mover_kinds[] = { "hwloc", "taskset", NULL };
 static const char *const patterns[] = { "ping-pong", "round-robin", "random", NULL };
@@ -323,61 +323,38 @@ static json_object *count_check(const struct lo_state *st, uint64_t signals)
 	return o;
 }
 
+struct lo_progress {
+	const struct lo_state *st;
+	uint64_t scanned, prev, off;
+};
+
+static void lo_progress(void *arg, char *buf, size_t len, uint64_t seen)
+{
+	struct lo_progress *pr = arg;
+
+	pr->off = count_off(pr->st, &pr->scanned, &pr->prev, pr->off);
+	snprintf(buf, len, "  off-period deltas %llu  rebinds %llu",
+		 (unsigned long long)pr->off, (unsigned long long)pr->st->mover.requested);
+}
+
 static void lo_run(struct pms_run *run)
 {
 	struct lo_state *st = run->priv;
-	uint64_t duration = pms_opt_u64(&run->opts, "duration");
-	uint64_t watchdog = pms_opt_u64(&run->opts, "watchdog");
-	uint64_t deadline, now, value = 0;
-	uint64_t scanned = 0, prev = 0, off = 0;
+	struct lo_progress pr = { .st = st };
+	struct pms_supervisor sup = {
+		.rec = &st->rec, .fd = st->fd, .period = st->c.period,
+		.progress = lo_progress, .arg = &pr,
+	};
 	struct pms_oracle_cfg cfg = { 0 };
 	struct pms_oracle_result res = { 0 };
-	struct pms_watchdog wd;
-	bool full = false;
-	char oracle_reason[480], line[256];
+	char oracle_reason[480];
 	json_object *o;
 	int ret;
 
 	sem_post(&st->go);
-	if (st->use_mover) {
-		st->mover.target = st->tid;
-		ret = pms_mover_start(&st->mover);
-		if (ret) {
-			run->verdict = PMS_VERDICT_ERROR;
-			snprintf(run->reason, sizeof(run->reason), "cannot start the mover: %s",
-				 strerror(-ret));
-		}
-	}
-	now = pms_now_ns();
-	pms_watchdog_start(&wd, st->c.period, watchdog, now);
-	deadline = now + duration;
-	while (now < deadline && run->verdict != PMS_VERDICT_ERROR) {
-		uint64_t seen;
-
-		if (pms_run_wait(run, deadline - now < TICK_NS ? deadline - now : TICK_NS))
-			break;
-		now = pms_now_ns();
-		seen = pms_recorder_seen(&st->rec);
-		pms_perf_read(st->fd, &value);
-		if (seen >= st->rec.cap) {
-			full = true;
-			break;
-		}
-		/* Only a counter that passed two overflows with no signal is a stall. */
-		if (pms_watchdog_check(&wd, now, seen, value))
-			break;
-		if (run->progress) {
-			off = count_off(st, &scanned, &prev, off);
-			snprintf(line, sizeof(line), "[%5.1f/%.1f s] signals %llu  off-period deltas "
-				 "%llu  rebinds %llu", (double)(now - (deadline - duration)) / 1e9,
-				 (double)duration / 1e9, (unsigned long long)seen,
-				 (unsigned long long)off, (unsigned long long)st->mover.requested);
-			run->progress(run, line);
-		}
-	}
-
-	/* The mover first: the thread restores its affinity once it stops. */
-	pms_mover_stop(&st->mover);
+	st->mover.target = st->tid;
+	sup.mover = st->use_mover ? &st->mover : NULL;
+	pms_supervise(run, &sup);
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(st->thread, NULL);
 	st->thread_started = false;
@@ -458,18 +435,18 @@ static void lo_run(struct pms_run *run)
 	annotate_anomalies(st, o);
 	json_object_object_add(run->result, "oracle", o);
 
-	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&wd));
+	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&sup.wd));
 
 	if (run->verdict == PMS_VERDICT_ERROR) {
 		/* the mover failed to start: reason already set */
-	} else if (wd.stalled) {
+	} else if (sup.wd.stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "%s", wd.message);
+		snprintf(run->reason, sizeof(run->reason), "%s", sup.wd.message);
 	} else if (pms_oracle_failed(&cfg, &res, oracle_reason, sizeof(oracle_reason)) ||
-		   wd.fired) {
+		   sup.wd.fired) {
 		run->verdict = PMS_VERDICT_FAIL;
-		snprintf(run->reason, sizeof(run->reason), "%s%s%s", wd.message,
-			 wd.fired ? "; " : "", oracle_reason);
+		snprintf(run->reason, sizeof(run->reason), "%s%s%s", sup.wd.message,
+			 sup.wd.fired ? "; " : "", oracle_reason);
 	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
 		run->verdict = PMS_VERDICT_ERROR;
 		if (st->final_valid)
@@ -484,16 +461,15 @@ static void lo_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_PASS;
 		snprintf(run->reason, sizeof(run->reason), "%s", oracle_reason);
 	}
-	if (full || st->rec.dropped)
+	if (sup.full || st->rec.dropped)
 		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
 			 "; signal storage full after %llu signals (%llu dropped): the run ended "
 			 "early and the final count was not used (raise --max-signals)",
 			 (unsigned long long)st->rec.n, (unsigned long long)st->rec.dropped);
 	if (st->rec.injected)
-		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
-			 "; FAULT INJECTION: %llu signals were ignored on purpose (--inject-*), "
-			 "this run does not describe the kernel",
-			 (unsigned long long)st->rec.injected);
+		pms_run_append_reason(run, "FAULT INJECTION: %llu signals were ignored on purpose "
+				      "(--inject-*), this run does not describe the kernel",
+				      (unsigned long long)st->rec.injected);
 	/* se.nr_migrations counts every move; the perf software event at most
 	 * one per schedule-in, so it is only the fallback. */
 	if (st->use_mover && st->mover.requested && run->verdict == PMS_VERDICT_PASS &&

@@ -25,12 +25,12 @@
 #include "pms-counter.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
+#include "pms-supervise.h"
 #include "pms-skid.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
 #define NS_PER_S 1000000000ull
-#define TICK_NS 100000000ull	/* progress and watchdog */
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define FAULT_PAGES 4096	/* page-fault entry: one madvise per this many faults */
 
@@ -350,56 +350,43 @@ static json_object *workload_json(const struct sk_state *st, uint64_t signals)
 	return o;
 }
 
+/* Drain the ring as it fills; the run ends if the sample store is full. */
+static bool sk_poll(void *arg)
+{
+	struct sk_state *st = arg;
+
+	drain(st);
+	return st->nr_recs >= st->recs_cap;
+}
+
+static void sk_progress(void *arg, char *buf, size_t len, uint64_t seen)
+{
+	const struct sk_state *st = arg;
+
+	snprintf(buf, len, "  samples %llu  throttled %llu",
+		 (unsigned long long)st->counts.samples, (unsigned long long)st->counts.throttle);
+}
+
 static void sk_run(struct pms_run *run)
 {
 	struct sk_state *st = run->priv;
-	uint64_t duration = pms_opt_u64(&run->opts, "duration");
-	uint64_t watchdog = pms_opt_u64(&run->opts, "watchdog");
-	uint64_t drain_ns = pms_opt_u64(&run->opts, "drain-interval");
-	uint64_t deadline, now, next_tick, value = 0;
+	struct pms_supervisor sup = {
+		.rec = &st->rec, .fd = st->fd, .period = st->c.period,
+		.poll_ns = pms_opt_u64(&run->opts, "drain-interval"), .poll = sk_poll,
+		.progress = sk_progress, .arg = st,
+	};
 	struct pms_oracle_cfg ocfg = { 0 };
 	struct pms_oracle_result ores = { 0 };
 	struct pms_skid_cfg scfg = { 0 };
 	struct pms_skid_result sres = { 0 };
-	struct pms_watchdog wd;
-	bool full = false, failed;
-	char skid_reason[768], line[256];
+	bool failed;
+	char skid_reason[768];
 	size_t nsig;
 	json_object *o, *a;
 	int ret;
 
 	sem_post(&st->go);
-	now = pms_now_ns();
-	pms_watchdog_start(&wd, st->c.period, watchdog, now);
-	deadline = now + duration;
-	next_tick = now + TICK_NS;
-	while (now < deadline) {
-		uint64_t seen, wait = deadline - now < drain_ns ? deadline - now : drain_ns;
-
-		if (pms_run_wait(run, wait))
-			break;
-		drain(st);
-		now = pms_now_ns();
-		if (now < next_tick)
-			continue;
-		next_tick = now + TICK_NS;
-		seen = pms_recorder_seen(&st->rec);
-		pms_perf_read(st->fd, &value);
-		if (seen >= st->rec.cap || st->nr_recs >= st->recs_cap) {
-			full = true;
-			break;
-		}
-		if (pms_watchdog_check(&wd, now, seen, value))
-			break;
-		if (run->progress) {
-			snprintf(line, sizeof(line), "[%5.1f/%.1f s] signals %llu  samples %llu  "
-				 "throttled %llu", (double)(now - (deadline - duration)) / 1e9,
-				 (double)duration / 1e9, (unsigned long long)seen,
-				 (unsigned long long)st->counts.samples,
-				 (unsigned long long)st->counts.throttle);
-			run->progress(run, line);
-		}
-	}
+	pms_supervise(run, &sup);
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(st->thread, NULL);
 	st->thread_started = false;
@@ -422,7 +409,7 @@ static void sk_run(struct pms_run *run)
 
 	scfg.period = st->c.period;
 	scfg.allowance = st->allowance;
-	scfg.final_valid = ocfg.final_valid && !full;
+	scfg.final_valid = ocfg.final_valid && !sup.full;
 	scfg.final_value = st->final_value;
 	scfg.tid = (uint32_t)st->tid;
 	scfg.timer = st->c.ev.sem == PMS_SEM_TIMER;
@@ -446,7 +433,7 @@ static void sk_run(struct pms_run *run)
 	json_object_object_add(run->result, "workload", workload_json(st, nsig));
 	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
 	json_object_object_add(run->result, "oracle", pms_oracle_to_json(&ocfg, &ores));
-	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&wd));
+	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&sup.wd));
 
 	o = pms_skid_to_json(&scfg, &sres);
 	a = json_object_new_object();
@@ -478,23 +465,23 @@ static void sk_run(struct pms_run *run)
 	json_object_object_add(o, "sample_type", json_object_new_string("IP|TID|TIME|CPU"));
 	json_object_object_add(o, "ring_pages",
 			       json_object_new_uint64(st->data_size / st->page_size));
-	json_object_object_add(o, "drain_interval_ns", json_object_new_uint64(drain_ns));
+	json_object_object_add(o, "drain_interval_ns", json_object_new_uint64(sup.poll_ns));
 	json_object_object_add(o, "ring_error", st->ring_error ?
 			       json_object_new_string(pms_errno_name(-st->ring_error)) : NULL);
 	json_object_object_add(run->result, "skid_into_kernel", o);
 
 	failed = pms_skid_failed(&scfg, &sres, skid_reason, sizeof(skid_reason));
-	if (wd.stalled) {
+	if (sup.wd.stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "%s", wd.message);
+		snprintf(run->reason, sizeof(run->reason), "%s", sup.wd.message);
 	} else if (st->ring_error) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "the sample ring could not be parsed "
 			 "(%s): the run measured nothing usable", pms_errno_name(-st->ring_error));
-	} else if (failed || wd.fired) {
+	} else if (failed || sup.wd.fired) {
 		run->verdict = PMS_VERDICT_FAIL;
-		snprintf(run->reason, sizeof(run->reason), "%.500s%s%.500s", wd.message,
-			 wd.fired ? "; " : "", skid_reason);
+		snprintf(run->reason, sizeof(run->reason), "%.500s%s%.500s", sup.wd.message,
+			 sup.wd.fired ? "; " : "", skid_reason);
 	} else if (!nsig && !sres.samples) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
@@ -509,17 +496,15 @@ static void sk_run(struct pms_run *run)
 			 sizeof(run->reason) - strlen(run->reason),
 			 "; on the breakpoint substitute the interrupt is synchronous (skid 0): "
 			 "the machinery is checked, not the bug");
-	if (full || st->rec.dropped)
+	if (sup.full || st->rec.dropped)
 		snprintf(run->reason + strlen(run->reason),
 			 sizeof(run->reason) - strlen(run->reason),
 			 "; storage full after %llu signals / %zu ring records: the run ended "
 			 "early (raise --max-signals)", (unsigned long long)st->rec.n, st->nr_recs);
 	if (st->rec.injected)
-		snprintf(run->reason + strlen(run->reason),
-			 sizeof(run->reason) - strlen(run->reason),
-			 "; FAULT INJECTION: %llu signals were ignored on purpose (--inject-*), "
-			 "this run does not describe the kernel",
-			 (unsigned long long)st->rec.injected);
+		pms_run_append_reason(run, "FAULT INJECTION: %llu signals were ignored on purpose "
+				      "(--inject-*), this run does not describe the kernel",
+				      (unsigned long long)st->rec.injected);
 	pms_oracle_result_free(&ores);
 	pms_skid_result_free(&sres);
 }
