@@ -74,6 +74,8 @@ struct refresh_round {
 	struct pms_refresh_acct a;
 	uint64_t counted;
 	bool stopped;
+	/* Timer event cut off short of its limit, with nothing wrong seen. */
+	bool incomplete;
 };
 
 struct reset_round {
@@ -424,7 +426,7 @@ static void run_refresh(struct io_state *st, uint64_t rounds)
 {
 	struct sub_res *r = &st->sub[SUB_REFRESH];
 	int32_t codes[8];
-	size_t i, bad = 0, dead = 0, first_bad = 0;
+	size_t i, bad = 0, dead = 0, first_bad = 0, incomplete = 0;
 	int fd;
 
 	if (st->c.ev.sem == PMS_SEM_TIMER && st->gate && !st->force) {
@@ -472,11 +474,36 @@ static void run_refresh(struct io_state *st, uint64_t rounds)
 		st->rf_signals += rr->a.signals;
 		st->rf_in_total += rr->a.poll_in;
 		st->rf_hup_total += rr->a.poll_hup;
-		if (!rr->a.ok && !bad++)
+		/*
+		 * A timer event skips the overflows its hrtimer meets in excluded
+		 * modes (or while the task is off the CPU, under load), so its limit
+		 * may not be reached within the periods this round waits: fewer
+		 * signals than n, none of them POLL_HUP or foreign, and still
+		 * counting is an unfinished round, not a broken rule.
+		 */
+		rr->incomplete = st->c.ev.sem == PMS_SEM_TIMER && !rr->a.ok &&
+				 rr->a.signals < limit && !rr->a.poll_hup && !rr->a.other &&
+				 !rr->stopped;
+		incomplete += rr->incomplete;
+		if (!rr->a.ok && !rr->incomplete && !bad++)
 			first_bad = i;
 		/* Re-armed by IOC_REFRESH yet counting nothing at all. */
 		dead += !rr->counted && !rr->a.signals;
 		st->nrr++;
+		/*
+		 * A round that did not stop leaves event_limit above zero, and the
+		 * next REFRESH adds to it: give the next round an event of its own.
+		 */
+		if (!rr->stopped && i + 1 < rounds) {
+			close(fd);
+			fd = open_event(st, st->c.period, false);
+			if (fd < 0) {
+				r->verdict = PMS_VERDICT_ERROR;
+				snprintf(r->finding, sizeof(r->finding), "cannot reopen the event: %s",
+					 strerror(-fd));
+				return;
+			}
+		}
 	}
 	close(fd);
 	if (bad) {
@@ -497,8 +524,13 @@ static void run_refresh(struct io_state *st, uint64_t rounds)
 	} else {
 		r->verdict = PMS_VERDICT_PASS;
 		snprintf(r->finding, sizeof(r->finding), "%zu IOC_REFRESH(n) rounds, n = 1..5: "
-			 "each gave n signals, n-1 POLL_IN then one POLL_HUP, and the event stopped",
-			 st->nrr);
+			 "each %sgave n signals, n-1 POLL_IN then one POLL_HUP, and the event "
+			 "stopped", st->nrr - incomplete, incomplete ? "that finished " : "");
+		if (incomplete)
+			snprintf(r->finding + strlen(r->finding),
+				 sizeof(r->finding) - strlen(r->finding),
+				 "; %zu timer round(s) did not reach their limit in the time given "
+				 "(hrtimer overflows skipped): not judged", incomplete);
 	}
 }
 
@@ -507,7 +539,7 @@ static size_t bad_rounds(const struct io_state *st)
 	size_t i, n = 0;
 
 	for (i = 0; i < st->nrr; i++)
-		n += !st->rr[i].a.ok;
+		n += !st->rr[i].a.ok && !st->rr[i].incomplete;
 	return n;
 }
 
@@ -866,6 +898,7 @@ static json_object *section(struct pms_run *run, struct io_state *st)
 			JU(x, "counted", rr->counted);
 			JB(x, "stopped", rr->stopped);
 			JB(x, "ok", rr->a.ok);
+			JB(x, "incomplete", rr->incomplete);
 			json_object_array_add(a, x);
 		}
 		json_object_object_add(s, "per_refresh", a);

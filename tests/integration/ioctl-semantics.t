@@ -73,8 +73,11 @@ valid tc
 diag "task-clock: $(jget "$j" "d['reason']")"
 affected=$(jget "$j" "$S['refresh']['hang_risk_kernel']")
 if [ "$affected" = "false" ]; then
-	jtrue "$j" "$S['refresh']['ran'] and $S['refresh']['verdict'] == 'pass' and $S['refresh']['poll_hup'] == $S['refresh']['rounds'] == 15 and all(r['signals'] == r['refresh'] for r in $S['refresh']['per_refresh'])"
-	ok $? "task-clock refresh on this unaffected kernel: n signals and one POLL_HUP per REFRESH(n), 15 rounds"
+	# An hrtimer skips overflows in excluded modes and off the CPU, so under
+	# load a round may not reach its limit in time: such rounds are reported
+	# as incomplete; every round that finished must follow the rule exactly.
+	jtrue "$j" "$S['refresh']['ran'] and $S['refresh']['verdict'] == 'pass' and $S['refresh']['rounds'] == 15 and all((r['ok'] and r['signals'] == r['refresh'] and r['poll_hup'] == 1 and r['hup_last']) or (r['incomplete'] and r['signals'] < r['refresh'] and r['poll_hup'] == 0 and not r['stopped']) for r in $S['refresh']['per_refresh']) and $S['refresh']['poll_hup'] == sum(not r['incomplete'] for r in $S['refresh']['per_refresh'])"
+	ok $? "task-clock refresh on this unaffected kernel: every finished REFRESH(n) gave n signals ending in one POLL_HUP ($(jget "$j" "sum(r['incomplete'] for r in $S['refresh']['per_refresh'])") of 15 rounds cut short by the hrtimer)"
 else
 	jtrue "$j" "$S['refresh']['refused'] and not $S['refresh']['ran']"
 	ok $? "task-clock refresh refused on this affected kernel"
