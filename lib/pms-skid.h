@@ -17,16 +17,19 @@
 
 /* One record of the perf ring buffer that the analysis uses. */
 struct pms_ring_rec {
-	uint32_t type;		/* PERF_RECORD_SAMPLE, _THROTTLE, _UNTHROTTLE, _LOST */
+	uint32_t type;		/* PERF_RECORD_SAMPLE, _THROTTLE, _UNTHROTTLE, _LOST, _AUX */
 	uint32_t cpu;		/* SAMPLE: PERF_SAMPLE_CPU */
 	uint32_t pid, tid;	/* SAMPLE: PERF_SAMPLE_TID */
 	uint64_t ip;		/* SAMPLE: PERF_SAMPLE_IP */
 	uint64_t time_ns;	/* SAMPLE: PERF_SAMPLE_TIME; THROTTLE/UNTHROTTLE: time */
 	uint64_t lost;		/* LOST: samples the kernel could not write */
+	uint64_t id;		/* SAMPLE: IDENTIFIER or ID; THROTTLE, LOST: the event's id */
+	uint64_t aux_offset, aux_size, aux_flags;	/* AUX: data the PMU wrote */
 };
 
 struct pms_ring_counts {
 	uint64_t samples, throttle, unthrottle, lost_records, lost_samples;
+	uint64_t aux_records, aux_bytes;	/* PERF_RECORD_AUX and the sizes they give */
 	uint64_t other;		/* records of other types (MMAP, COMM, ...): skipped */
 	uint64_t not_stored;	/* records counted but no room left in @out */
 	uint64_t bytes;

@@ -39,7 +39,7 @@ static void parse_sample(const uint64_t *w, size_t nw, uint64_t st, struct pms_r
 
 #define NEXT() (i < nw ? w[i++] : 0)
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		(void)NEXT();
+		r->id = NEXT();
 	if (st & PERF_SAMPLE_IP)
 		r->ip = NEXT();
 	if (st & PERF_SAMPLE_TID) {
@@ -53,8 +53,12 @@ static void parse_sample(const uint64_t *w, size_t nw, uint64_t st, struct pms_r
 		r->time_ns = NEXT();
 	if (st & PERF_SAMPLE_ADDR)
 		(void)NEXT();
-	if (st & PERF_SAMPLE_ID)
-		(void)NEXT();
+	if (st & PERF_SAMPLE_ID) {
+		uint64_t v = NEXT();
+
+		if (!(st & PERF_SAMPLE_IDENTIFIER))
+			r->id = v;
+	}
 	if (st & PERF_SAMPLE_STREAM_ID)
 		(void)NEXT();
 	if (st & PERF_SAMPLE_CPU) {
@@ -96,6 +100,7 @@ int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t 
 		case PERF_RECORD_UNTHROTTLE:
 			/* { u64 time, id, stream_id } */
 			r.time_ns = body >= 8 ? buf[0] : 0;
+			r.id = body >= 16 ? buf[1] : 0;
 			if (h.type == PERF_RECORD_THROTTLE)
 				cnt->throttle++;
 			else
@@ -103,9 +108,18 @@ int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t 
 			break;
 		case PERF_RECORD_LOST:
 			/* { u64 id, lost } */
+			r.id = body >= 8 ? buf[0] : 0;
 			r.lost = body >= 16 ? buf[1] : 0;
 			cnt->lost_records++;
 			cnt->lost_samples += r.lost;
+			break;
+		case PERF_RECORD_AUX:
+			/* { u64 aux_offset, aux_size, flags } */
+			r.aux_offset = body >= 8 ? buf[0] : 0;
+			r.aux_size = body >= 16 ? buf[1] : 0;
+			r.aux_flags = body >= 24 ? buf[2] : 0;
+			cnt->aux_records++;
+			cnt->aux_bytes += r.aux_size;
 			break;
 		default:
 			cnt->other++;

@@ -54,6 +54,36 @@ static void put_words(uint8_t *d, uint64_t size, uint64_t *head, uint32_t type,
 	put(d, size, head, w, 8 * n);
 }
 
+/* The records aux-pause reads: IDENTIFIER samples, AUX, THROTTLE ids, wrapped. */
+static void test_ring_aux(void)
+{
+	uint8_t d[128];
+	struct pms_ring_rec out[8];
+	struct pms_ring_counts c = { 0 };
+	const uint64_t aux[] = { 4096, 1200, PERF_AUX_FLAG_TRUNCATED };
+	const uint64_t thr[] = { 555, 77, 77 };
+	const uint64_t id1[] = { 76 }, id2[] = { 77 };
+	uint64_t head = 96, tail = 96;	/* so the AUX record wraps */
+	size_t n = 0;
+	int64_t ret;
+
+	put_words(d, sizeof(d), &head, PERF_RECORD_SAMPLE, id1, 1);
+	put_words(d, sizeof(d), &head, PERF_RECORD_AUX, aux, 3);
+	put_words(d, sizeof(d), &head, PERF_RECORD_THROTTLE, thr, 3);
+	put_words(d, sizeof(d), &head, PERF_RECORD_SAMPLE, id2, 1);
+	ret = pms_ring_parse(d, sizeof(d), tail, head, PERF_SAMPLE_IDENTIFIER, out, 8, &n, &c);
+	is_u64((uint64_t)ret, head, "aux ring: parsed to head across the wrap");
+	is_u64(n, 4, "aux ring: four records");
+	ok(out[0].type == PERF_RECORD_SAMPLE && out[0].id == 76, "sample IDENTIFIER 76");
+	ok(out[1].type == PERF_RECORD_AUX && out[1].aux_offset == 4096 && out[1].aux_size == 1200 &&
+	   out[1].aux_flags == PERF_AUX_FLAG_TRUNCATED, "AUX record: offset, size, flags");
+	ok(out[2].type == PERF_RECORD_THROTTLE && out[2].id == 77 && out[2].time_ns == 555,
+	   "THROTTLE: time and the throttled event's id");
+	ok(out[3].id == 77, "second sample's IDENTIFIER");
+	ok(c.aux_records == 1 && c.aux_bytes == 1200 && c.samples == 2 && c.throttle == 1,
+	   "counts: 1 AUX record of 1200 bytes, 2 samples, 1 throttle");
+}
+
 static void test_ring(void)
 {
 	uint8_t d[256];
@@ -509,6 +539,7 @@ static void test_allowance(void)
 int main(void)
 {
 	test_ring();
+	test_ring_aux();
 	test_rules();
 	test_allowance();
 	return tap_done();
