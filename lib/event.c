@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 
+#include "pms-aux.h"
 #include "pms-event.h"
 
 #define PMS_SYSFS_EVENT_SOURCE	"/sys/bus/event_source/devices"
@@ -1284,25 +1285,6 @@ static const char *type_name(__u32 type)
 	}
 }
 
-/*
- * The 32-bit word after aux_sample_size is __reserved_3 in the Linux 6.1
- * header we build against; newer kernels call it aux_action (AUX pause and
- * resume bits) and shrink __reserved_3 to a bit-field inside it.  Reading
- * it by position gives the whole word with either header.
- */
-_Static_assert(offsetof(struct perf_event_attr, sig_data) ==
-	       offsetof(struct perf_event_attr, aux_sample_size) + 8,
-	       "aux_action is expected right after aux_sample_size");
-
-static __u32 attr_aux_action(const struct perf_event_attr *attr)
-{
-	__u32 v;
-
-	memcpy(&v, (const char *)attr + offsetof(struct perf_event_attr, aux_sample_size) +
-	       sizeof(attr->aux_sample_size), sizeof(v));
-	return v;
-}
-
 static int add(json_object *o, const char *key, json_object *v)
 {
 	if (!v)
@@ -1370,7 +1352,7 @@ json_object *pms_attr_to_json(const struct perf_event_attr *attr)
 	bad |= add(o, "bp_type", json_object_new_int64(attr->bp_type));
 	bad |= add(o, "bp_addr", json_object_new_string(addr));
 	bad |= add(o, "bp_len", json_object_new_uint64(attr->bp_len));
-	bad |= add(o, "aux_action", json_object_new_int64(attr_aux_action(attr)));
+	bad |= add(o, "aux_action", json_object_new_int64(pms_attr_aux_action(attr)));
 	if (bad) {
 		json_object_put(o);
 		errno = ENOMEM;

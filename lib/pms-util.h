@@ -57,4 +57,17 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out);
 /* Parse a non-negative integer (decimal or 0x hex) with no trailing junk. */
 int pms_parse_u64(const char *s, uint64_t *out);
 
+#define PMS_TRACEFS_DEFAULT "/sys/kernel/tracing"
+
+/**
+ * pms_tracefs_acquire - the tracefs mount point in @path; when tracefs is not
+ * mounted anywhere, mount it at /sys/kernel/tracing and set @mounted, so that
+ * pms_tracefs_release() puts the system back as found.
+ * Return: 0 or -errno (EPERM without CAP_SYS_ADMIN).
+ */
+int pms_tracefs_acquire(char *path, size_t len, bool *mounted);
+
+/* Unmount what pms_tracefs_acquire() mounted (nothing when !@mounted). */
+void pms_tracefs_release(const char *path, bool mounted);
+
 #endif

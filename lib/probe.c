@@ -38,6 +38,7 @@
 #include <hwloc.h>
 #include <tracefs.h>
 
+#include "pms-aux.h"
 #include "pms-probe.h"
 #include "pms-util.h"
 
@@ -1164,43 +1165,13 @@ static void feat_sigtrap(struct probe_ctx *c, json_object *feats)
 			pms_errno_name(err));
 }
 
-/*
- * The u32 after aux_sample_size is __reserved_3 in older headers and
- * aux_action (bit 0 aux_start_paused, 1 aux_pause, 2 aux_resume) since 6.13;
- * write it by offset so this builds against either header.
- */
-#define AUX_ACTION_OFFSET \
-	(offsetof(struct perf_event_attr, aux_sample_size) + sizeof(__u32))
-_Static_assert(AUX_ACTION_OFFSET + sizeof(__u32) <= sizeof(struct perf_event_attr),
-	       "perf_event_attr too old to carry aux_action");
-
+/* The aux-pause scenario's decisive ABI case: aux_start_paused on task-clock. */
 static void feat_aux_action(struct probe_ctx *c, json_object *feats)
 {
-	struct perf_event_attr attr;
-	__u32 start_paused = 1;
-	int fd, err;
+	char detail[256];
+	int state = pms_auxabi_supported(detail, sizeof(detail));
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	memcpy((char *)&attr + AUX_ACTION_OFFSET, &start_paused, sizeof(start_paused));
-	fd = perf_open(&attr);
-	if (fd >= 0) {
-		close(fd);
-		feature(c, feats, "aux_action", 1, "aux_start_paused accepted on a software "
-			"event");
-		return;
-	}
-	err = errno;
-	if (feature_unknown(c, feats, "aux_action", err))
-		return;
-	if (err == EOPNOTSUPP)
-		feature(c, feats, "aux_action", 1, "aux_action known to the kernel; this PMU "
-			"lacks the pause capability (EOPNOTSUPP)");
-	else if (err == EINVAL || err == E2BIG)
-		feature(c, feats, "aux_action", 0, "%s: bits reserved: kernel predates "
-			"aux_action (6.13)", pms_errno_name(err));
-	else
-		feature(c, feats, "aux_action", -1, "%s: unexpected error, cannot tell",
-			pms_errno_name(err));
+	feature(c, feats, "aux_action", state, "%s", detail);
 }
 
 static volatile unsigned long probe_sink;

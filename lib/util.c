@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <tracefs.h>
 
 #include "pms-util.h"
 
@@ -271,4 +273,26 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int pms_tracefs_acquire(char *path, size_t len, bool *mounted)
+{
+	const char *dir = NULL;
+
+	*mounted = false;
+	if (tracefs_tracing_dir_is_mounted(false, &dir) == 1 && dir) {
+		snprintf(path, len, "%s", dir);
+		return 0;
+	}
+	if (mount("nodev", PMS_TRACEFS_DEFAULT, "tracefs", 0, NULL))
+		return -errno;
+	*mounted = true;
+	snprintf(path, len, "%s", PMS_TRACEFS_DEFAULT);
+	return 0;
+}
+
+void pms_tracefs_release(const char *path, bool mounted)
+{
+	if (mounted)
+		umount2(path, MNT_DETACH);
 }
