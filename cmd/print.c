@@ -92,8 +92,8 @@ static void print_histogram(FILE *f, json_object *hist)
 static void print_scenario_section(FILE *f, json_object *r)
 {
 	char key[64];
-	json_object *sec, *findings, *judged;
-	size_t i;
+	json_object *sec, *findings, *judged, *cases;
+	size_t i, n;
 
 	snprintf(key, sizeof(key), "%s", str(r, "scenario"));
 	for (i = 0; key[i]; i++)
@@ -104,6 +104,22 @@ static void print_scenario_section(FILE *f, json_object *r)
 		if (val && json_object_is_type(val, json_type_object) && get(val, "verdict") &&
 		    get(val, "finding"))
 			fprintf(f, "  %-14s %s: %s\n", name, str(val, "verdict"), str(val, "finding"));
+	}
+	cases = get(sec, "abi.cases");
+	n = cases ? json_object_array_length(cases) : 0;
+	if (n)
+		fprintf(f, "  %-29s %-12s %-12s %-10s %-10s %s\n", "aux_action case", "event",
+			"leader", "seen", "expected", "result");
+	for (i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(cases, i);
+		json_object *leader = get(c, "leader"), *seen = get(c, "seen");
+
+		fprintf(f, "  %-29s %-12.*s %-12.*s %-10s %-10s %s\n", str(c, "name"),
+			(int)strcspn(str(c, "pmu"), "/"), str(c, "pmu"),
+			(int)strcspn(leader ? json_object_get_string(leader) : "-", "/"),
+			leader ? json_object_get_string(leader) : "-",
+			seen ? json_object_get_string(seen) : "-",
+			get(c, "expected") ? str(c, "expected") : "-", str(c, "result"));
 	}
 	findings = get(sec, "findings");
 	judged = get(sec, "judged");

@@ -13,7 +13,8 @@
 	X(lost_overflow)	\
 	X(disable_storm)	\
 	X(ioctl_semantics)	\
-	X(skid_into_kernel)
+	X(skid_into_kernel)	\
+	X(aux_pause)
 
 #define PMS_DECLARE_SCENARIO(n) extern const struct pms_scenario pms_scenario_##n;
 PMS_SCENARIOS(PMS_DECLARE_SCENARIO)
