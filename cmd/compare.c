@@ -64,6 +64,14 @@ static void key_label(json_object *key, char *buf, size_t len)
 	json_object *v;
 
 	buf[0] = '\0';
+	v = get(key, "counter.name");
+	if (!v || json_object_is_type(v, json_type_null)) {
+		/* No counter (aux-pause): the scenario names the experiment. */
+		cat(buf, len, "%s", text(get(key, "scenario")));
+		if ((v = get(key, "options.event")))
+			cat(buf, len, " event=%s", text(v));
+		return;
+	}
 	cat(buf, len, "%s %s P=%s", text(get(key, "scenario")), text(get(key, "counter.name")),
 	    text(get(key, "counter.period")));
 	if ((v = get(key, "options.no-mover")) && json_object_get_boolean(v)) {
@@ -157,7 +165,7 @@ static void rate_cell(json_object *rates, const char *name, char *buf, size_t le
 static void print_notes(json_object *pair, size_t nr)
 {
 	json_object *why = get(pair, "why"), *also = get(pair, "also");
-	json_object *diffs = get(pair, "differences");
+	json_object *diffs = get(pair, "differences"), *abi = get(pair, "abi_changes");
 	size_t i;
 
 	if (json_object_array_length(why)) {
@@ -170,6 +178,16 @@ static void print_notes(json_object *pair, size_t nr)
 		printf("#%zu also:", nr);
 		for (i = 0; i < json_object_array_length(also); i++)
 			printf("%s %s", i ? ";" : "", text(json_object_array_get_idx(also, i)));
+		printf("\n");
+	}
+	if (abi && json_object_is_type(abi, json_type_array) && json_object_array_length(abi)) {
+		printf("#%zu aux_action answers changed (reported, not judged):", nr);
+		for (i = 0; i < json_object_array_length(abi); i++) {
+			json_object *c = json_object_array_get_idx(abi, i);
+
+			printf("%s %s %s", i ? ";" : "", text(get(c, "case")), text(get(c, "old")));
+			printf(" -> %s", text(get(c, "new")));
+		}
 		printf("\n");
 	}
 	if (json_object_array_length(diffs)) {

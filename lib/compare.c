@@ -76,13 +76,14 @@ static const char *const env_fields[] = {
 	"counter.attr.exclude_user", "counter.attr.exclude_kernel", "counter.attr.exclude_hv",
 	"counter.attr.exclude_idle", "counter.attr.exclude_host", "counter.attr.exclude_guest",
 	"counter.attr.exclude_callchain_kernel", "counter.attr.exclude_callchain_user",
-	"recorder.fault_injection",
+	"recorder.fault_injection", "aux_pause.abi.era", "aux_pause.abi.backport",
 };
 
 /* One result file, read. */
 struct run {
 	json_object *key;
 	json_object *env;	/* field -> value (JSON null when absent) */
+	json_object *abi;	/* aux-pause: case name -> errno seen ("ok", "EINVAL"...) */
 	enum pms_cmp_verdict verdict;
 	bool measured;		/* has an oracle section */
 	bool final_known;	/* oracle.overflows_implied is not null */
@@ -321,7 +322,33 @@ static void run_free(struct run *r)
 {
 	json_object_put(r->key);
 	json_object_put(r->env);
-	r->key = r->env = NULL;
+	json_object_put(r->abi);
+	r->key = r->env = r->abi = NULL;
+}
+
+/* aux-pause: what the kernel answered for each ABI case it reached. */
+static int run_abi(json_object *root, struct run *r)
+{
+	json_object *cases, *name, *seen;
+	size_t i;
+
+	if (!lookup(root, "aux_pause.abi.cases", &cases) ||
+	    !json_object_is_type(cases, json_type_array))
+		return 0;
+	r->abi = json_object_new_object();
+	if (!r->abi)
+		return -ENOMEM;
+	for (i = 0; i < json_object_array_length(cases); i++) {
+		json_object *c = json_object_array_get_idx(cases, i);
+
+		if (!json_object_object_get_ex(c, "name", &name) ||
+		    !json_object_object_get_ex(c, "seen", &seen) || !seen)
+			continue;
+		if (json_object_object_add(r->abi, json_object_get_string(name),
+					   json_object_get(seen)))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int parse_oracle(json_object *root, const char *file, struct run *r, char *err,
@@ -417,7 +444,7 @@ static int parse_run(json_object *root, const char *file, struct run *r, char *e
 		if (json_object_object_add(r->key, key_fields[i], json_object_get(v)))
 			goto nomem;
 	}
-	if (run_env(root, r->env))
+	if (run_env(root, r->env) || run_abi(root, r))
 		goto nomem;
 	ret = parse_oracle(root, file, r, err, errlen);
 	if (ret)
@@ -476,28 +503,34 @@ static bool set_equal(json_object *a, json_object *b)
 	return true;
 }
 
-static int env_merge(struct pms_cmp_group *g, json_object *env)
+/* Merge one run's field -> value map into @map (field -> set of values). */
+static int map_merge(json_object *map, json_object *vals, size_t runs)
 {
 	json_object *set, *v;
 
 	/* A field this run has that earlier runs lacked: they had null. */
-	json_object_object_foreach(env, field, val) {
-		if (!json_object_object_get_ex(g->env, field, &set)) {
+	json_object_object_foreach(vals, field, val) {
+		if (!json_object_object_get_ex(map, field, &set)) {
 			set = json_object_new_array();
-			if (!set || json_object_object_add(g->env, field, set))
+			if (!set || json_object_object_add(map, field, set))
 				return -ENOMEM;
-			if (g->runs && set_add(set, NULL))
+			if (runs && set_add(set, NULL))
 				return -ENOMEM;
 		}
 		if (set_add(set, val))
 			return -ENOMEM;
 	}
 	/* And the reverse: a field earlier runs had and this one lacks. */
-	json_object_object_foreach(g->env, gfield, gset) {
-		if (!json_object_object_get_ex(env, gfield, &v) && set_add(gset, NULL))
+	json_object_object_foreach(map, gfield, gset) {
+		if (!json_object_object_get_ex(vals, gfield, &v) && set_add(gset, NULL))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static int env_merge(struct pms_cmp_group *g, json_object *env)
+{
+	return map_merge(g->env, env, g->runs);
 }
 
 static int group_add(struct pms_cmp_group *g, struct run *r, const char *file)
@@ -509,6 +542,13 @@ static int group_add(struct pms_cmp_group *g, struct run *r, const char *file)
 	ret = env_merge(g, r->env);
 	if (ret)
 		return ret;
+	if (r->abi) {
+		if (!g->abi && !(g->abi = json_object_new_object()))
+			return -ENOMEM;
+		ret = map_merge(g->abi, r->abi, g->runs_abi++);
+		if (ret)
+			return ret;
+	}
 	g->verdicts[r->verdict]++;
 	if (r->measured) {
 		for (i = 0; i < PMS_CMP_NR_RATES; i++) {
@@ -665,6 +705,7 @@ void pms_cmp_side_free(struct pms_cmp_side *side)
 		json_object_put(side->groups[i].key);
 		json_object_put(side->groups[i].files);
 		json_object_put(side->groups[i].env);
+		json_object_put(side->groups[i].abi);
 	}
 	free(side->groups);
 	free(side->path);
@@ -875,6 +916,38 @@ static void why_add(json_object *why, bool *oom, const char *fmt, ...)
 }
 
 /* One pair; *status is 1 for REGRESSED, -1 for IMPROVED, 0 for SAME. */
+/*
+ * aux-pause: the ABI cases whose answers differ between the two sides (each
+ * side a set, over its runs); null when either side has no ABI matrix.  A
+ * change is reported, not judged: a kernel that gains aux_action changes its
+ * answers legitimately, and each side's verdict says whether they were right.
+ */
+static json_object *abi_changes(const struct pms_cmp_group *g, const struct pms_cmp_group *h,
+				bool *oom)
+{
+	json_object *arr, *hset;
+
+	if (!g->abi || !h->abi)
+		return NULL;
+	arr = json_object_new_array();
+	if (!arr) {
+		*oom = true;
+		return NULL;
+	}
+	json_object_object_foreach(g->abi, name, gset) {
+		json_object *c;
+
+		if (!json_object_object_get_ex(h->abi, name, &hset) || set_equal(gset, hset))
+			continue;
+		c = json_object_new_object();
+		put(c, "case", json_object_new_string(name), true, oom);
+		put(c, "old", json_object_get(gset), true, oom);
+		put(c, "new", json_object_get(hset), true, oom);
+		push(arr, c, oom);
+	}
+	return arr;
+}
+
 static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cmp_group *h,
 			      double alpha, json_object *null_set, int *status, bool *oom)
 {
@@ -916,6 +989,7 @@ static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cm
 	put(o, "old", group_json(g, false, null_set, oom), true, oom);
 	put(o, "new", group_json(h, false, null_set, oom), true, oom);
 	put(o, "rates", rates, true, oom);
+	put(o, "abi_changes", abi_changes(g, h, oom), false, oom);
 	put(o, "environment_differs",
 	    json_object_new_boolean(arr_len(diffs) > 0), true, oom);
 	put(o, "differences", diffs, true, oom);

@@ -55,6 +55,8 @@ struct pms_cmp_group {
 	uint64_t events[PMS_CMP_NR_RATES], trials[PMS_CMP_NR_RATES];
 	bool judged[PMS_CMP_NR_RATES];	/* judged in every measured run */
 	json_object *env;		/* field -> array of its distinct values */
+	json_object *abi;		/* aux-pause: case -> array of the errnos seen */
+	size_t runs_abi;		/* runs with an ABI matrix */
 };
 
 struct pms_cmp_side {

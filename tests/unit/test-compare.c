@@ -225,6 +225,27 @@ static void test_environment(void)
 	json_object_put(r);
 }
 
+/* aux-pause: answers that changed are listed, not judged; eras are environment. */
+static void test_aux_abi(void)
+{
+	json_object *r = compare("aux/old.json", "aux/new.json", PMS_CMP_ALPHA);
+
+	is_u64(jlen(r, "pairs"), 1, "aux: the two ABI matrices pair");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "aux: pass -> pass is SAME (changes are not judged)");
+	is_u64(jlen(r, "pairs.0.abi_changes"), 1, "aux: exactly one case changed its answer");
+	is_str(jstr(r, "pairs.0.abi_changes.0.case"), "start-paused-software", "aux: which case");
+	is_str(jstr(r, "pairs.0.abi_changes.0.old.0"), "EINVAL", "aux: old answer EINVAL");
+	is_str(jstr(r, "pairs.0.abi_changes.0.new.0"), "EOPNOTSUPP", "aux: new answer EOPNOTSUPP");
+	ok(has_diff(r, "aux_pause.abi.era", "reserved", "aux_action"),
+	   "aux: era reserved -> aux_action is an environment difference");
+	ok(has_diff(r, "aux_pause.abi.backport", "false", "true"), "aux: so is the backport");
+	json_object_put(r);
+	r = compare("regression/old.json", "regression/new.json", PMS_CMP_ALPHA);
+	ok(r && jget(r, "pairs.0") && !jget(r, "pairs.0.abi_changes"),
+	   "aux: abi_changes is null for scenarios without an ABI matrix");
+	json_object_put(r);
+}
+
 static void test_timer(void)
 {
 	json_object *r = compare("timer/old.json", "timer/new.json", PMS_CMP_ALPHA);
@@ -349,6 +370,7 @@ int main(int argc, char **argv)
 	test_improvement();
 	test_noise();
 	test_environment();
+	test_aux_abi();
 	test_timer();
 	test_bad_files();
 	test_directories();
