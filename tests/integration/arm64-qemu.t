@@ -16,7 +16,7 @@ if [ "$(id -u)" -ne 0 ] && ! command -v qemu-system-aarch64 >/dev/null; then
 fi
 
 scripts/kernel-matrix --kernel 6.1 --run "lo run lost-overflow --duration 1s --max-anomalies 100" \
-	--out "$tmp/m" > "$tmp/matrix.out" 2> "$tmp/matrix.err"
+	--run "ap run aux-pause --part abi" --out "$tmp/m" > "$tmp/matrix.out" 2> "$tmp/matrix.err"
 rc=$?
 if [ $rc -eq 69 ] && grep -q "no Debian arm64 kernel package\|cannot download" "$tmp/matrix.err"; then
 	echo "1..0 # SKIP no arm64 kernel package to be had: $(grep -m1 kernel-matrix "$tmp/matrix.err")"
@@ -41,12 +41,28 @@ jtrue "$j" "d['mover']['enabled'] and d['mover']['migrations_sched'] > 0"
 ok $? "the mover moved the thread inside the guest ($(jget "$j" "d['mover']['migrations_sched']") migrations)"
 grep -q "^6\.1\.[^ ]* *| *[a-z]* ([0-9]*) sig" "$tmp/matrix.out"; ok $? "the matrix table has a row for the kernel"
 
+# The aux_action ABI on 6.1: every bit is still reserved there.
+a=$(ls "$tmp"/m/6.1.*/ap.json 2>/dev/null | head -1)
+[ -n "$a" ]; ok $? "one result for 6.1 x aux-pause (${a#$tmp/})"
+[ -n "$a" ] || a=/nonexistent
+tests/helpers/validate-json results/schema/result.schema.json "$a" > "$tmp/v" 2>&1
+ok $? "the guest's aux-pause result validates against the schema"
+K="d['aux_pause']['abi']"
+jtrue "$a" "$K['era'] == 'reserved' and $K['era_source'] == 'btf' and not $K['backport'] and $K['aux_action_supported'] == {'expected': False, 'observed': False}"
+ok $? "6.1: reserved era from its BTF, aux_action not supported"
+jtrue "$a" "all(c['seen'] == 'EINVAL' for c in $K['cases'] if c['result'] == 'match' and c['attr']['aux_action'])"
+ok $? "6.1: every aux_action bit rejected with EINVAL"
+jtrue "$a" "$K['counts']['mismatch'] == 0 and $K['counts']['match'] >= 13 and d['verdict'] == 'pass'"
+ok $? "6.1: $(jget "$a" "$K['counts']['match']") cases match, none mismatch (tracepoint and breakpoint cases reached)"
+
 if [ -d "$base" ]; then
 	./pmustress compare --json "$(ls -d "$base"/6.1.*/ | head -1)" "$(ls -d "$tmp"/m/6.1.*/ | head -1)" > "$tmp/cmp.json"
 	rc=$?
 	[ $rc -eq 0 ] || [ $rc -eq 1 ]; ok $? "compare against the committed baseline runs (exit $rc)"
-	jtrue "$tmp/cmp.json" "len(d['pairs']) == 1 and d['pairs'][0]['status'] in ('SAME', 'REGRESSED', 'IMPROVED')"
-	ok $? "it pairs the fresh run with the baseline's mover run ($(jget "$tmp/cmp.json" "d['pairs'][0]['status']"))"
+	jtrue "$tmp/cmp.json" "len(d['pairs']) == 2 and all(p['status'] in ('SAME', 'REGRESSED', 'IMPROVED') for p in d['pairs'])"
+	ok $? "it pairs the fresh runs with the baseline's mover and aux-pause runs ($(jget "$tmp/cmp.json" "[p['status'] for p in d['pairs']]"))"
+	jtrue "$tmp/cmp.json" "[p['status'] for p in d['pairs'] if 'aux-pause' in json.dumps(p)] == ['SAME']"
+	ok $? "the aux_action matrix on 6.1 is the SAME as the baseline's"
 	jtrue "$tmp/cmp.json" "len(d['only_old']) == 1"
 	ok $? "the baseline's control run is reported as unpaired"
 else
