@@ -8,6 +8,13 @@
 #include "pms-probe.h"
 #include "scenarios.h"
 
+static void print_availability(const struct pms_scenario *sc, const struct pms_run *run,
+			       char *buf, size_t len)
+{
+	sc->availability(run, buf, len);
+	printf("%-18s %s\n", sc->name, buf);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct pms_run run = { 0 };
@@ -31,6 +38,8 @@ int cmd_list(int argc, char **argv)
 
 		if (sc->unsupported && sc->unsupported(&run, why, sizeof(why)))
 			printf("%-18s no: %s\n", sc->name, why);
+		else if (sc->availability)
+			print_availability(sc, &run, why, sizeof(why));
 		else if (!pair)
 			printf("%-18s control only (--no-mover): %s\n", sc->name, pair_why);
 		else if (!core)

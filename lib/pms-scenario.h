@@ -42,6 +42,8 @@ struct pms_scenario {
 	size_t nr_opts;
 	/* NULL or a reason this machine cannot run it (returns true). */
 	bool (*unsupported)(const struct pms_run *run, char *why, size_t len);
+	/* NULL, or how it would run here, for `list` (when it has no counter). */
+	void (*availability)(const struct pms_run *run, char *buf, size_t len);
 	enum pms_status (*setup)(struct pms_run *run);
 	/* Runs the measurement and sets run->verdict and run->reason. */
 	void (*run)(struct pms_run *run);

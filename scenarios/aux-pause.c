@@ -681,6 +681,9 @@ static json_object *race_section(struct pms_run *run, struct ap_state *st, int *
 		json_object_object_add(wo, "cpu", w->cpu >= 0 ? json_object_new_int(w->cpu) : NULL);
 		json_object_object_add(wo, "rebinds", json_object_new_uint64(w->rebinds));
 		json_object_object_add(wo, "rebinds_failed", json_object_new_uint64(w->rebind_failed));
+		json_object_object_add(wo, "windows", json_object_new_uint64(w->nwin));
+		json_object_object_add(wo, "storage_full", json_object_new_boolean(
+				       w->cap && w->nwin + 2 > w->cap));
 		json_object_object_add(wo, "ring_error", w->ring_error ?
 				       json_object_new_string(pms_errno_name(-w->ring_error)) : NULL);
 		if (w->status != PMS_OK) {
@@ -887,6 +890,18 @@ static void ap_teardown(struct pms_run *run)
 	run->priv = NULL;
 }
 
+static void ap_availability(const struct pms_run *run, char *buf, size_t len)
+{
+	char pmu[96];
+
+	if (pms_aux_find_pmu(run->devices, pmu, sizeof(pmu)))
+		snprintf(buf, len, "ABI matrix yes; race stress on %s, if it can pause on this "
+			 "kernel", pmu);
+	else
+		snprintf(buf, len, "ABI matrix yes; race stress SKIPPED: no AUX PMU (intel_pt, "
+			 "cs_etm)");
+}
+
 const struct pms_scenario pms_scenario_aux_pause = {
 	.name = "aux-pause",
 	.summary = "the aux_action ABI (aux_start_paused/aux_pause/aux_resume) on this kernel, "
@@ -897,6 +912,7 @@ const struct pms_scenario pms_scenario_aux_pause = {
 		 "the race stress",
 	.opts = ap_opts,
 	.nr_opts = PMS_ARRAY_SIZE(ap_opts),
+	.availability = ap_availability,
 	.setup = ap_setup,
 	.run = ap_run,
 	.teardown = ap_teardown,

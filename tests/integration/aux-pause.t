@@ -112,10 +112,20 @@ if [ -z "$aux" ]; then
 	jtrue "$j" "d['verdict'] == 'skip' and d['setup_status'] == 'skip' and 'intel_pt' in d['reason']"
 	ok $? "--part race: verdict skip, reason names intel_pt ($(jget "$j" "d['reason']"))"
 	$V $S "$j" > /dev/null; ok $? "skip result validates against the schema"
+	# A PMU that cannot pause is refused by the kernel's own capability check.
+	j=$tmp/race-sw.json
+	$PMS run aux-pause --part race --aux-pmu software --json "$j" > "$tmp/race-sw.out" 2>&1
+	rc=$?
+	if [ "$new" = True ]; then
+		ok $([ $rc -eq 4 ] && jtrue "$j" "'software has no pause capability' in d['reason'] and 'EOPNOTSUPP' in d['reason']"; echo $?) "--part race --aux-pmu software: exit 4, the kernel says EOPNOTSUPP ($(jget "$j" "d['reason']"))"
+	else
+		ok $([ $rc -eq 4 ] && jtrue "$j" "'predates aux_action' in d['reason']"; echo $?) "--part race --aux-pmu software: exit 4, the kernel predates aux_action"
+	fi
 else
 	skip "--part race exit 4" "$aux is present"
 	skip "--part race reason" "$aux is present"
 	skip "--part race schema" "$aux is present"
+	skip "--part race --aux-pmu software" "$aux is present"
 fi
 
 # Bad input: one line, a distinct status.
