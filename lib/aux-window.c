@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 
 #include "pms-aux-window.h"
+#include "pms-util.h"
 
 static const char *const kind_names[PMS_AUXWIN_NR] = {
 	[PMS_AUXWIN_DATA_WHILE_PAUSED] = "data_while_paused",
@@ -291,24 +292,6 @@ void pms_auxwin_result_free(struct pms_auxwin_result *res)
 	res->nr_findings = 0;
 }
 
-static void app(char *buf, size_t len, size_t *off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Append to @buf; a full buffer truncates, @off never passes @len. */
-static void app(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (*off >= len)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*off = *off + (size_t)r < len ? *off + (size_t)r : len;
-}
-
 static const char *windows_word(uint64_t n)
 {
 	return n == 1 ? "window" : "windows";
@@ -328,18 +311,18 @@ bool pms_auxwin_failed(const struct pms_auxwin_result *res, char *reason, size_t
 	for (k = 0; k < PMS_AUXWIN_NR; k++) {
 		if (!res->judged[k] || !res->by_kind[k])
 			continue;
-		app(reason, len, &off, "%s%s %llu %s (first window %llu)", failed ? ", " : "",
+		pms_append(reason, len, &off, "%s%s %llu %s (first window %llu)", failed ? ", " : "",
 		    kind_names[k], (unsigned long long)res->by_kind[k],
 		    windows_word(res->by_kind[k]), (unsigned long long)res->first_window[k]);
 		failed = true;
 	}
 	if (failed) {
-		app(reason, len, &off, ", in %llu paused and %llu resumed windows",
+		pms_append(reason, len, &off, ", in %llu paused and %llu resumed windows",
 		    (unsigned long long)paused, (unsigned long long)resumed);
 	} else if (!paused && !resumed) {
-		app(reason, len, &off, "no window was measured: nothing judged");
+		pms_append(reason, len, &off, "no window was measured: nothing judged");
 	} else {
-		app(reason, len, &off, "%llu of %llu paused windows published no AUX data "
+		pms_append(reason, len, &off, "%llu of %llu paused windows published no AUX data "
 		    "beyond the allowance; %llu of %llu resumed windows published data; "
 		    "%llu resume and %llu pause requests, %llu and %llu sampled",
 		    (unsigned long long)(paused - res->paused_over_allowance),
@@ -351,7 +334,7 @@ bool pms_auxwin_failed(const struct pms_auxwin_result *res, char *reason, size_t
 	for (k = 0; k < PMS_AUXWIN_NR; k++) {
 		if (res->judged[k] || !res->by_kind[k])
 			continue;
-		app(reason, len, &off, "%s%s %llu %s (%s)", other ? ", " : "; not judged: ",
+		pms_append(reason, len, &off, "%s%s %llu %s (%s)", other ? ", " : "; not judged: ",
 		    kind_names[k], (unsigned long long)res->by_kind[k],
 		    windows_word(res->by_kind[k]), kind_why[k]);
 		other = true;
@@ -359,35 +342,9 @@ bool pms_auxwin_failed(const struct pms_auxwin_result *res, char *reason, size_t
 	return failed;
 }
 
-/*
- * json-c builders: each takes ownership of @val, including on failure, and
- * a NULL @val (a failed allocation) is an error, never a silent JSON null.
- */
-static int jadd(json_object *obj, const char *key, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_object_add(obj, key, val)) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int jpush(json_object *arr, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_array_add(arr, val)) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int jadd_u64(json_object *obj, const char *key, uint64_t v)
 {
-	return jadd(obj, key, json_object_new_uint64(v));
+	return pms_json_add(obj, key, json_object_new_uint64(v));
 }
 
 /* {a: x, b: y}, or {a: x, b: y, c: z} when @c is not NULL. */
@@ -413,7 +370,7 @@ static json_object *kinds_json(const struct pms_auxwin_result *res, bool judged)
 	if (!o)
 		return NULL;
 	for (k = 0; k < PMS_AUXWIN_NR; k++)
-		if (jadd(o, kind_names[k], judged ? json_object_new_boolean(res->judged[k]) :
+		if (pms_json_add(o, kind_names[k], judged ? json_object_new_boolean(res->judged[k]) :
 			 json_object_new_uint64(res->by_kind[k]))) {
 			json_object_put(o);
 			return NULL;
@@ -428,8 +385,8 @@ static json_object *finding_json(const struct pms_auxwin_finding *f)
 	if (!o)
 		return NULL;
 	if (jadd_u64(o, "window", f->window) ||
-	    jadd(o, "kind", json_object_new_string(kind_names[f->kind])) ||
-	    jadd(o, "window_kind",
+	    pms_json_add(o, "kind", json_object_new_string(kind_names[f->kind])) ||
+	    pms_json_add(o, "window_kind",
 		 json_object_new_string(pms_auxwin_window_name(f->window_kind))) ||
 	    jadd_u64(o, "cause", f->cause) ||
 	    jadd_u64(o, "bytes", f->bytes) ||
@@ -449,7 +406,7 @@ static json_object *list_json(const struct pms_auxwin_result *res)
 	if (!arr)
 		return NULL;
 	for (i = 0; i < res->nr_findings; i++)
-		if (jpush(arr, finding_json(&res->findings[i]))) {
+		if (pms_json_push(arr, finding_json(&res->findings[i]))) {
 			json_object_put(arr);
 			return NULL;
 		}
@@ -463,28 +420,28 @@ json_object *pms_auxwin_to_json(const struct pms_auxwin_cfg *cfg,
 
 	if (!o)
 		goto nomem;
-	if (jadd(o, "windows", pair_json("paused", res->windows[PMS_AUXWIN_PAUSED],
+	if (pms_json_add(o, "windows", pair_json("paused", res->windows[PMS_AUXWIN_PAUSED],
 					 "resumed", res->windows[PMS_AUXWIN_RESUMED], NULL, 0)) ||
-	    jadd(o, "requests", pair_json("resume", res->resume_req, "pause", res->pause_req,
+	    pms_json_add(o, "requests", pair_json("resume", res->resume_req, "pause", res->pause_req,
 					  NULL, 0)) ||
-	    jadd(o, "hits", pair_json("resume", res->resume_hits, "pause", res->pause_hits,
+	    pms_json_add(o, "hits", pair_json("resume", res->resume_hits, "pause", res->pause_hits,
 				      NULL, 0)) ||
-	    jadd(o, "samples", pair_json("resume", res->resume_samples, "pause",
+	    pms_json_add(o, "samples", pair_json("resume", res->resume_samples, "pause",
 					 res->pause_samples, "nmi", res->nmi_samples)) ||
-	    jadd(o, "records", pair_json("throttle", res->throttled, "unthrottle",
+	    pms_json_add(o, "records", pair_json("throttle", res->throttled, "unthrottle",
 					 res->unthrottled, "lost", res->lost)) ||
-	    jadd(o, "bytes", pair_json("paused", res->bytes[PMS_AUXWIN_PAUSED],
+	    pms_json_add(o, "bytes", pair_json("paused", res->bytes[PMS_AUXWIN_PAUSED],
 				       "resumed", res->bytes[PMS_AUXWIN_RESUMED], NULL, 0)) ||
 	    jadd_u64(o, "resumed_with_data", res->resumed_with_data) ||
 	    jadd_u64(o, "paused_over_allowance", res->paused_over_allowance) ||
 	    jadd_u64(o, "paused_allowance", cfg->paused_allowance) ||
 	    jadd_u64(o, "aux_size", cfg->aux_size) ||
-	    jadd(o, "overwrite", json_object_new_boolean(cfg->overwrite)) ||
-	    jadd(o, "nmi_action", json_object_new_string(pms_auxwin_nmi_name(cfg->nmi_action))) ||
-	    jadd(o, "findings", kinds_json(res, false)) ||
-	    jadd(o, "judged", kinds_json(res, true)) ||
+	    pms_json_add(o, "overwrite", json_object_new_boolean(cfg->overwrite)) ||
+	    pms_json_add(o, "nmi_action", json_object_new_string(pms_auxwin_nmi_name(cfg->nmi_action))) ||
+	    pms_json_add(o, "findings", kinds_json(res, false)) ||
+	    pms_json_add(o, "judged", kinds_json(res, true)) ||
 	    jadd_u64(o, "findings_total", res->findings_total) ||
-	    jadd(o, "list", list_json(res))) {
+	    pms_json_add(o, "list", list_json(res))) {
 		json_object_put(o);
 		goto nomem;
 	}

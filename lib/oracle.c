@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pms-oracle.h"
+#include "pms-util.h"
 
 /* Two-sided 95% normal quantile. */
 #define PMS_WILSON_Z	1.959963984540054
@@ -451,24 +452,6 @@ static const char *const class_why[PMS_CLASS_NR] = {
 	[PMS_CLASS_BAD_CODE]	= "",
 };
 
-/* snprintf that appends and never runs past @len, however long the text. */
-static void append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (*pos >= len)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*pos += (size_t)r;
-}
-
 /**
  * pms_oracle_failed - whether any judged class (or lost) is non-zero
  * @cfg: the configuration @res was classified with
@@ -495,7 +478,7 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 		reason[0] = '\0';
 
 	if (res->lost_judged && res->lost) {
-		append(reason, len, &pos,
+		pms_append(reason, len, &pos,
 		       "%" PRIu64 " overflow%s lost (index missing, never signalled)",
 		       res->lost, res->lost == 1 ? "" : "s");
 		failed = true;
@@ -506,7 +489,7 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 
 		if (!res->judged[c] || !v)
 			continue;
-		append(reason, len, &pos, "%s%" PRIu64 " %s%s", failed ? "; " : "", v,
+		pms_append(reason, len, &pos, "%s%" PRIu64 " %s%s", failed ? "; " : "", v,
 		       class_findings[c][v != 1], class_why[c]);
 		failed = true;
 	}
@@ -514,27 +497,27 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 		return true;
 
 	if (cfg->sem == PMS_SEM_TIMER) {
-		append(reason, len, &pos, "%" PRIu64 " signal%s", res->signals,
+		pms_append(reason, len, &pos, "%" PRIu64 " signal%s", res->signals,
 		       res->signals == 1 ? "" : "s");
 		if (cfg->final_valid)
-			append(reason, len, &pos, " for %" PRIu64 " period%s",
+			pms_append(reason, len, &pos, " for %" PRIu64 " period%s",
 			       res->overflows_implied, res->overflows_implied == 1 ? "" : "s");
-		append(reason, len, &pos,
+		pms_append(reason, len, &pos,
 		       "; timer-based event: lateness and missing periods reported, not judged");
 		return false;
 	}
 
-	append(reason, len, &pos, "all %" PRIu64 " signal%s on time", res->signals,
+	pms_append(reason, len, &pos, "all %" PRIu64 " signal%s on time", res->signals,
 	       res->signals == 1 ? "" : "s");
 	if (cfg->final_valid)
-		append(reason, len, &pos, " for %" PRIu64 " overflow%s", res->overflows_implied,
+		pms_append(reason, len, &pos, " for %" PRIu64 " overflow%s", res->overflows_implied,
 		       res->overflows_implied == 1 ? "" : "s");
-	append(reason, len, &pos, " (%s semantics", pms_semantics_name(cfg->sem));
+	pms_append(reason, len, &pos, " (%s semantics", pms_semantics_name(cfg->sem));
 	if (!cfg->final_valid)
-		append(reason, len, &pos, "; no final count, tail losses not checked");
+		pms_append(reason, len, &pos, "; no final count, tail losses not checked");
 	if (res->unsettled_tail)
-		append(reason, len, &pos, "; last overflow unsettled when counting stopped");
-	append(reason, len, &pos, ")");
+		pms_append(reason, len, &pos, "; last overflow unsettled when counting stopped");
+	pms_append(reason, len, &pos, ")");
 	return false;
 }
 
@@ -574,35 +557,9 @@ void pms_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
 		*hi = 1.0;
 }
 
-/*
- * json-c builders: each takes ownership of @val, including on failure, and
- * a NULL @val (a failed allocation) is an error, never a silent JSON null.
- */
-static int jadd(json_object *obj, const char *key, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_object_add(obj, key, val)) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int jnull(json_object *obj, const char *key)
 {
 	return json_object_object_add(obj, key, NULL) ? -ENOMEM : 0;
-}
-
-static int jpush(json_object *arr, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_array_add(arr, val)) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 static json_object *rate_json(uint64_t k, uint64_t n)
@@ -614,11 +571,11 @@ static json_object *rate_json(uint64_t k, uint64_t n)
 		return NULL;
 	pms_wilson(k, n, &lo, &hi);
 	ci = json_object_new_array();
-	if (jadd(o, "value", json_object_new_double(n ? (double)k / (double)n : 0.0)) ||
-	    jadd(o, "ci95", ci) ||
-	    jpush(ci, json_object_new_double(lo)) ||
-	    jpush(ci, json_object_new_double(hi)) ||
-	    jadd(o, "method", json_object_new_string("wilson"))) {
+	if (pms_json_add(o, "value", json_object_new_double(n ? (double)k / (double)n : 0.0)) ||
+	    pms_json_add(o, "ci95", ci) ||
+	    pms_json_push(ci, json_object_new_double(lo)) ||
+	    pms_json_push(ci, json_object_new_double(hi)) ||
+	    pms_json_add(o, "method", json_object_new_string("wilson"))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -639,10 +596,10 @@ static json_object *classes_json(const struct pms_oracle_result *res, bool judge
 			continue;
 		v = judged ? json_object_new_boolean(res->judged[c])
 			   : json_object_new_uint64(res->by_class[c]);
-		if (jadd(o, class_names[c], v))
+		if (pms_json_add(o, class_names[c], v))
 			goto fail;
 	}
-	if (judged && jadd(o, "lost", json_object_new_boolean(res->lost_judged)))
+	if (judged && pms_json_add(o, "lost", json_object_new_boolean(res->lost_judged)))
 		goto fail;
 	return o;
 fail:
@@ -669,12 +626,12 @@ static json_object *histogram_json(const struct pms_oracle_cfg *cfg,
 	for (b = 0; b < PMS_HIST_NR; b++) {
 		json_object *o = json_object_new_object();
 
-		if (jpush(arr, o) ||
-		    jadd(o, "bin", json_object_new_string(hist_names[b])) ||
-		    jadd(o, "lo_periods", json_object_new_double(edge[b])) ||
+		if (pms_json_push(arr, o) ||
+		    pms_json_add(o, "bin", json_object_new_string(hist_names[b])) ||
+		    pms_json_add(o, "lo_periods", json_object_new_double(edge[b])) ||
 		    (isinf(edge[b + 1]) ? jnull(o, "hi_periods")
-		     : jadd(o, "hi_periods", json_object_new_double(edge[b + 1]))) ||
-		    jadd(o, "count", json_object_new_uint64(res->hist[b]))) {
+		     : pms_json_add(o, "hi_periods", json_object_new_double(edge[b + 1]))) ||
+		    pms_json_add(o, "count", json_object_new_uint64(res->hist[b]))) {
 			json_object_put(arr);
 			return NULL;
 		}
@@ -688,15 +645,15 @@ static json_object *anomaly_json(const struct pms_anomaly *a)
 
 	if (!o)
 		return NULL;
-	if (jadd(o, "signal", json_object_new_uint64(a->signal)) ||
-	    jadd(o, "class", json_object_new_string(pms_class_name(a->cls))) ||
-	    jadd(o, "value", json_object_new_uint64(a->value)) ||
-	    jadd(o, "delta", json_object_new_int64(a->delta)) ||
-	    jadd(o, "index", json_object_new_uint64(a->index)) ||
-	    jadd(o, "missing", json_object_new_uint64(a->missing)) ||
-	    jadd(o, "time_ns", json_object_new_uint64(a->time_ns)) ||
-	    jadd(o, "cpu", json_object_new_int(a->cpu)) ||
-	    jadd(o, "si_code", json_object_new_int(a->si_code))) {
+	if (pms_json_add(o, "signal", json_object_new_uint64(a->signal)) ||
+	    pms_json_add(o, "class", json_object_new_string(pms_class_name(a->cls))) ||
+	    pms_json_add(o, "value", json_object_new_uint64(a->value)) ||
+	    pms_json_add(o, "delta", json_object_new_int64(a->delta)) ||
+	    pms_json_add(o, "index", json_object_new_uint64(a->index)) ||
+	    pms_json_add(o, "missing", json_object_new_uint64(a->missing)) ||
+	    pms_json_add(o, "time_ns", json_object_new_uint64(a->time_ns)) ||
+	    pms_json_add(o, "cpu", json_object_new_int(a->cpu)) ||
+	    pms_json_add(o, "si_code", json_object_new_int(a->si_code))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -711,12 +668,12 @@ static json_object *anomalies_json(const struct pms_oracle_result *res)
 	if (!o)
 		return NULL;
 	list = json_object_new_array();
-	if (jadd(o, "total", json_object_new_uint64(res->anomalies_total)) ||
-	    jadd(o, "kept", json_object_new_uint64(res->nr_anomalies)) ||
-	    jadd(o, "list", list))
+	if (pms_json_add(o, "total", json_object_new_uint64(res->anomalies_total)) ||
+	    pms_json_add(o, "kept", json_object_new_uint64(res->nr_anomalies)) ||
+	    pms_json_add(o, "list", list))
 		goto fail;
 	for (i = 0; i < res->nr_anomalies; i++)
-		if (jpush(list, anomaly_json(&res->anomalies[i])))
+		if (pms_json_push(list, anomaly_json(&res->anomalies[i])))
 			goto fail;
 	return o;
 fail:
@@ -730,8 +687,8 @@ static json_object *delta_json(const struct pms_oracle_result *res)
 
 	if (!o)
 		return NULL;
-	if (jadd(o, "min", json_object_new_int64(res->delta_min)) ||
-	    jadd(o, "max", json_object_new_int64(res->delta_max))) {
+	if (pms_json_add(o, "min", json_object_new_int64(res->delta_min)) ||
+	    pms_json_add(o, "max", json_object_new_int64(res->delta_max))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -759,23 +716,24 @@ json_object *pms_oracle_to_json(const struct pms_oracle_cfg *cfg,
 
 	if (!o)
 		goto nomem;
-	ret = jadd(o, "semantics", json_object_new_string(pms_semantics_name(cfg->sem))) ||
-	      jadd(o, "period", json_object_new_uint64(cfg->period)) ||
-	      jadd(o, "tolerance", json_object_new_uint64(cfg->tolerance)) ||
-	      jadd(o, "signals", json_object_new_uint64(res->signals)) ||
-	      jadd(o, "classes", classes_json(res, false)) ||
-	      jadd(o, "judged", classes_json(res, true)) ||
-	      jadd(o, "lost", json_object_new_uint64(res->lost)) ||
+	ret = pms_json_add(o, "semantics", json_object_new_string(pms_semantics_name(cfg->sem))) ||
+	      pms_json_add(o, "period", json_object_new_uint64(cfg->period)) ||
+	      pms_json_add(o, "tolerance", json_object_new_uint64(cfg->tolerance)) ||
+	      pms_json_add(o, "signals", json_object_new_uint64(res->signals)) ||
+	      pms_json_add(o, "classes", classes_json(res, false)) ||
+	      pms_json_add(o, "judged", classes_json(res, true)) ||
+	      pms_json_add(o, "lost", json_object_new_uint64(res->lost)) ||
 	      (cfg->final_valid
-	       ? jadd(o, "overflows_implied", json_object_new_uint64(res->overflows_implied))
+	       ? pms_json_add(o, "overflows_implied", json_object_new_uint64(res->overflows_implied))
 	       : jnull(o, "overflows_implied")) ||
-	      jadd(o, "unsettled_tail", json_object_new_uint64(res->unsettled_tail)) ||
-	      (cfg->final_valid ? jadd(o, "loss_rate", rate_json(res->lost, res->overflows_implied)) :
-	       jnull(o, "loss_rate")) ||
-	      jadd(o, "late_rate", rate_json(res->by_class[PMS_CLASS_LATE], res->signals)) ||
-	      (res->signals ? jadd(o, "delta", delta_json(res)) : jnull(o, "delta")) ||
-	      jadd(o, "histogram", histogram_json(cfg, res)) ||
-	      jadd(o, "anomalies", anomalies_json(res));
+	      pms_json_add(o, "unsettled_tail", json_object_new_uint64(res->unsettled_tail)) ||
+	      (cfg->final_valid
+	       ? pms_json_add(o, "loss_rate", rate_json(res->lost, res->overflows_implied))
+	       : jnull(o, "loss_rate")) ||
+	      pms_json_add(o, "late_rate", rate_json(res->by_class[PMS_CLASS_LATE], res->signals)) ||
+	      (res->signals ? pms_json_add(o, "delta", delta_json(res)) : jnull(o, "delta")) ||
+	      pms_json_add(o, "histogram", histogram_json(cfg, res)) ||
+	      pms_json_add(o, "anomalies", anomalies_json(res));
 	if (!ret)
 		return o;
 	json_object_put(o);

@@ -57,6 +57,21 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out);
 /* Parse a non-negative integer (decimal or 0x hex) with no trailing junk. */
 int pms_parse_u64(const char *s, uint64_t *out);
 
+/*
+ * Append a formatted string at *@pos of @buf (@len bytes); a full buffer
+ * truncates, and *@pos never passes @len.
+ */
+void pms_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * json-c builders: each takes ownership of @val, including on failure, and a
+ * NULL @val (a failed allocation) is an error, never a silent JSON null.
+ * Return: 0 or -ENOMEM.
+ */
+int pms_json_add(json_object *obj, const char *key, json_object *val);
+int pms_json_push(json_object *arr, json_object *val);
+
 #define PMS_TRACEFS_DEFAULT "/sys/kernel/tracing"
 
 /**

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -295,4 +296,40 @@ void pms_tracefs_release(const char *path, bool mounted)
 {
 	if (mounted)
 		umount2(path, MNT_DETACH);
+}
+
+void pms_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*pos >= len)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*pos = *pos + (size_t)r < len ? *pos + (size_t)r : len;
+}
+
+int pms_json_add(json_object *obj, const char *key, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_object_add(obj, key, val)) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int pms_json_push(json_object *arr, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_array_add(arr, val)) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
 }

@@ -429,6 +429,7 @@ static void paused_work(struct ap_state *st)
 
 	for (i = 0; i < st->paused_loop; i++)
 		sink += i;
+	(void)sink;
 	for (i = 0; i < st->paused_syscalls; i++)
 		syscall(SYS_getpid);
 }
