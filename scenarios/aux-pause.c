@@ -541,11 +541,41 @@ static bool stopping(struct ap_state *st)
 	return __atomic_load_n(&st->stop, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * One window: its work between two flushes, aux_head published at each, the
+ * tracepoints' counts read after it (*@r, *@p carry them on), the ring
+ * drained into it.
+ */
+static void run_window(struct ap_worker *w, struct pms_auxwin *win, enum pms_auxwin_kind kind,
+		       uint64_t *head, uint64_t *r, uint64_t *p)
+{
+	uint64_t r1, p1;
+
+	win->kind = kind;
+	win->head_before = *head;
+	win->resume_req = win->pause_req = kind == PMS_AUXWIN_RESUMED;
+	win->start_ns = pms_now_ns();
+	if (kind == PMS_AUXWIN_RESUMED)
+		resumed_work(w->st);
+	else
+		paused_work(w->st);
+	flush(w, head);
+	win->end_ns = pms_now_ns();
+	win->head_after = *head;
+	r1 = count_of(w->rfd);
+	p1 = count_of(w->pfd);
+	win->resume_hits = r1 - *r;
+	win->pause_hits = p1 - *p;
+	*r = r1;
+	*p = p1;
+	drain(w, win);
+}
+
 static void *worker_main(void *arg)
 {
 	struct ap_worker *w = arg;
 	struct ap_state *st = w->st;
-	uint64_t head, r0, p0, r1, p1, pairs = 0;
+	uint64_t head, r, p, pairs = 0;
 	unsigned int hop = 0;
 	int ret;
 
@@ -568,39 +598,13 @@ static void *worker_main(void *arg)
 	ioctl(w->lfd, PERF_EVENT_IOC_ENABLE, 0);
 	flush(w, &head);
 	drain(w, NULL);
+	r = count_of(w->rfd);
+	p = count_of(w->pfd);
 	while (!stopping(st) && w->nwin + 2 <= w->cap && (!st->windows || pairs < st->windows)) {
-		struct pms_auxwin *pw = &w->win[w->nwin], *rw = &w->win[w->nwin + 1];
-
 		/* Paused: user loop and unrelated syscalls must leave no trace. */
-		pw->kind = PMS_AUXWIN_PAUSED;
-		pw->head_before = head;
-		r0 = count_of(w->rfd);
-		p0 = count_of(w->pfd);
-		pw->start_ns = pms_now_ns();
-		paused_work(st);
-		flush(w, &head);
-		pw->end_ns = pms_now_ns();
-		pw->head_after = head;
-		r1 = count_of(w->rfd);
-		p1 = count_of(w->pfd);
-		pw->resume_hits = r1 - r0;
-		pw->pause_hits = p1 - p0;
-		drain(w, pw);
-
+		run_window(w, &w->win[w->nwin], PMS_AUXWIN_PAUSED, &head, &r, &p);
 		/* Resumed: the syscall's entry resumes, its exit pauses. */
-		rw->kind = PMS_AUXWIN_RESUMED;
-		rw->head_before = head;
-		rw->resume_req = rw->pause_req = 1;
-		rw->start_ns = pms_now_ns();
-		resumed_work(st);
-		flush(w, &head);
-		rw->end_ns = pms_now_ns();
-		rw->head_after = head;
-		r0 = count_of(w->rfd);
-		p0 = count_of(w->pfd);
-		rw->resume_hits = r0 - r1;
-		rw->pause_hits = p0 - p1;
-		drain(w, rw);
+		run_window(w, &w->win[w->nwin + 1], PMS_AUXWIN_RESUMED, &head, &r, &p);
 
 		/* Consume the AUX data: the oracle needs sizes only. */
 		__atomic_store_n(&w->pg->aux_tail, head, __ATOMIC_RELEASE);
