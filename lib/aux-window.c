@@ -28,6 +28,7 @@ static const char *const kind_names[PMS_AUXWIN_NR] = {
 	[PMS_AUXWIN_RECORD_MISMATCH] = "record_mismatch",
 	[PMS_AUXWIN_TRUNCATED] = "truncated",
 	[PMS_AUXWIN_FLAGGED] = "flagged",
+	[PMS_AUXWIN_GROUP_NOT_SCHEDULED] = "group_not_scheduled",
 };
 
 /* What explains a not-judged kind, for the reason sentence. */
@@ -47,6 +48,7 @@ static const bool kind_judged[PMS_AUXWIN_NR] = {
 	[PMS_AUXWIN_TRIGGER_EXTRA] = true,
 	[PMS_AUXWIN_HEAD_BACKWARDS] = true,
 	[PMS_AUXWIN_HEAD_OVERRUN] = true,
+	[PMS_AUXWIN_GROUP_NOT_SCHEDULED] = true,
 };
 
 const char *pms_auxwin_kind_name(int kind)
@@ -134,8 +136,8 @@ int pms_auxwin_judge(const struct pms_auxwin_cfg *cfg, const struct pms_auxwin *
 	const uint64_t gaps = PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_COLLISION;
 	uint64_t outstanding = 0;	/* THROTTLE minus UNTHROTTLE records so far */
 	enum carry carry = CARRY_NONE;	/* started paused: aux_start_paused */
-	size_t carry_from = 0, i;
-	bool *lost_after;
+	size_t carry_from = 0, last_throttle = 0, i;
+	bool *lost_after, any_throttle = false;
 	int k;
 
 	memset(res, 0, sizeof(*res));
@@ -175,6 +177,8 @@ int pms_auxwin_judge(const struct pms_auxwin_cfg *cfg, const struct pms_auxwin *
 			     x->resume_samples > x->resume_hits ||
 			     x->pause_samples > x->pause_hits;
 		bool flagged = x->rec_flags & (PERF_AUX_FLAG_TRUNCATED | gaps);
+		bool idle = cfg->running_measured && !x->running_ns;
+		uint64_t payload = bytes > x->padding ? bytes - x->padding : 0;
 
 		res->windows[x->kind]++;
 		res->resume_req += x->resume_req;
@@ -188,6 +192,11 @@ int pms_auxwin_judge(const struct pms_auxwin_cfg *cfg, const struct pms_auxwin *
 		res->unthrottled += x->unthrottled;
 		res->lost += x->lost;
 		res->bytes[x->kind] += bytes;
+		res->padding += bytes - payload;
+		if (x->throttled)
+			last_throttle = i;
+		if (x->throttled)
+			any_throttle = true;
 
 		/* The head: only forward, never more than the buffer per window. */
 		if (backwards)
@@ -205,6 +214,15 @@ int pms_auxwin_judge(const struct pms_auxwin_cfg *cfg, const struct pms_auxwin *
 		if (x->rec_flags & gaps)
 			mark(&f, PMS_AUXWIN_FLAGGED, i, bytes);
 
+		/* A group off every CPU: nothing below can be judged. */
+		if (idle) {
+			mark(&f, PMS_AUXWIN_GROUP_NOT_SCHEDULED, any_throttle ? last_throttle : i,
+			     bytes);
+			emit(cfg, x, i, &f, res);
+			outstanding += x->throttled;
+			outstanding = outstanding > x->unthrottled ? outstanding - x->unthrottled : 0;
+			continue;
+		}
 		/* Triggers: throttling stops a trigger (no count, or no sample);
 		 * a full ring loses a sample of an overflow that did count. */
 		if (extra)
@@ -215,7 +233,7 @@ int pms_auxwin_judge(const struct pms_auxwin_cfg *cfg, const struct pms_auxwin *
 			mark(&f, PMS_AUXWIN_THROTTLED, i, bytes);
 
 		/* Data while paused: whatever could have resumed the trace. */
-		if (!backwards && x->kind == PMS_AUXWIN_PAUSED && bytes > cfg->paused_allowance) {
+		if (!backwards && x->kind == PMS_AUXWIN_PAUSED && payload > cfg->paused_allowance) {
 			res->paused_over_allowance++;
 			if (nmi_resume && x->nmi_samples)
 				mark(&f, PMS_AUXWIN_NMI_RESUME_IN_PAUSED, i, bytes);
@@ -239,7 +257,7 @@ int pms_auxwin_judge(const struct pms_auxwin_cfg *cfg, const struct pms_auxwin *
 				     x->pause_hits == x->pause_req &&
 				     x->pause_samples == x->pause_req;
 
-			if (bytes)
+			if (payload)
 				res->resumed_with_data++;
 			else if (flagged || !x->resume_req || !exact)
 				;	/* flagged, nothing asked, or a trigger finding */
@@ -319,6 +337,11 @@ bool pms_auxwin_failed(const struct pms_auxwin_result *res, char *reason, size_t
 	if (failed) {
 		pms_append(reason, len, &off, ", in %llu paused and %llu resumed windows",
 		    (unsigned long long)paused, (unsigned long long)resumed);
+		if (res->by_kind[PMS_AUXWIN_GROUP_NOT_SCHEDULED])
+			pms_append(reason, len, &off, "; group_not_scheduled: the triggers' "
+				   "time_running stood still, the group was on no CPU%s",
+				   res->throttled ? " (after a THROTTLE: see the cause window)" :
+				   "");
 	} else if (!paused && !resumed) {
 		pms_append(reason, len, &off, "no window was measured: nothing judged");
 	} else {
@@ -432,6 +455,8 @@ json_object *pms_auxwin_to_json(const struct pms_auxwin_cfg *cfg,
 					 res->unthrottled, "lost", res->lost)) ||
 	    pms_json_add(o, "bytes", pair_json("paused", res->bytes[PMS_AUXWIN_PAUSED],
 				       "resumed", res->bytes[PMS_AUXWIN_RESUMED], NULL, 0)) ||
+	    jadd_u64(o, "padding", res->padding) ||
+	    pms_json_add(o, "running_measured", json_object_new_boolean(cfg->running_measured)) ||
 	    jadd_u64(o, "resumed_with_data", res->resumed_with_data) ||
 	    jadd_u64(o, "paused_over_allowance", res->paused_over_allowance) ||
 	    jadd_u64(o, "paused_allowance", cfg->paused_allowance) ||

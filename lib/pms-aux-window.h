@@ -31,7 +31,10 @@
  *    tracepoint does not count either), and since 6.16
  *    (perf_event_throttle_group) throttling stops the whole group, the AUX
  *    event with it.  Throttling lasts until the UNTHROTTLE record (the
- *    next tick), usually across many windows: a window is throttle-affected
+ *    next tick, or the next flush's ENABLE, which unthrottles in
+ *    event_sched_in), so at most a window or two here; a tracepoint with
+ *    period 1 never throttles itself, only a group throttle (6.16+, logged
+ *    for the leader) stops it: a window is throttle-affected
  *    when it has a THROTTLE or UNTHROTTLE record or begins with more
  *    THROTTLE than UNTHROTTLE records before it.  A scenario that does not
  *    count UNTHROTTLE leaves every window after the first THROTTLE unjudged
@@ -77,6 +80,16 @@
  *    (the windows are of one buffer, in order).  bytes is how far back.
  *  - head_overrun: more than aux_size bytes between two flushes; not judged
  *    in overwrite (snapshot) mode, where the head wraps over unread data.
+ *  - group_not_scheduled: the triggers' time_running did not advance over
+ *    the window (cfg.running_measured): the group was not on a CPU, so
+ *    nothing about the trace can be judged there.  It replaces the trigger
+ *    and data findings of that window; cause is the last window with a
+ *    THROTTLE record (a throttled CoreSight group that never comes back,
+ *    before "perf/core: Use AUX pause/resume for throttling"), else the
+ *    window itself (e.g. a group confined to one CPU type's PMU).
+ * Sink padding: a TRBE sink pads the AUX buffer with ignore packets at
+ * every enable and sched-in, paused or not; the scenario counts those bytes
+ * in padding and the data rules judge bytes - padding (the payload).
  * Reported, not judged:
  *  - nmi_resume_in_paused, nmi_pause_in_resumed, throttled: above.
  *  - record_mismatch: the PERF_RECORD_AUX sizes do not add up to the head.
@@ -111,6 +124,7 @@ enum pms_auxwin_finding_kind {
 	PMS_AUXWIN_RECORD_MISMATCH,
 	PMS_AUXWIN_TRUNCATED,
 	PMS_AUXWIN_FLAGGED,
+	PMS_AUXWIN_GROUP_NOT_SCHEDULED,
 	PMS_AUXWIN_NR,
 };
 
@@ -128,6 +142,8 @@ struct pms_auxwin {
 	uint64_t throttled;		/* PERF_RECORD_THROTTLE records, any trigger */
 	uint64_t unthrottled;		/* PERF_RECORD_UNTHROTTLE records, any trigger */
 	uint64_t lost;			/* sum of PERF_RECORD_LOST lost counts */
+	uint64_t padding;		/* bytes of the window that are sink padding */
+	uint64_t running_ns;		/* the triggers' time_running over the window */
 };
 
 struct pms_auxwin_cfg {
@@ -135,6 +151,7 @@ struct pms_auxwin_cfg {
 	enum pms_auxwin_nmi nmi_action;
 	uint64_t aux_size;		/* AUX buffer size in bytes, a power of two */
 	bool overwrite;			/* AUX mapped read-only (snapshot mode) */
+	bool running_measured;		/* running_ns is meaningful */
 	size_t max_findings;		/* findings kept in the list; all are counted */
 };
 
@@ -156,6 +173,7 @@ struct pms_auxwin_result {
 	uint64_t resume_samples, pause_samples, nmi_samples;
 	uint64_t throttled, unthrottled, lost;
 	uint64_t bytes[PMS_AUXWIN_KIND_NR];	/* published in paused / resumed windows */
+	uint64_t padding;			/* of which sink padding */
 	uint64_t resumed_with_data;		/* resumed windows with bytes > 0 */
 	uint64_t paused_over_allowance;		/* paused windows with bytes > allowance */
 	uint64_t by_kind[PMS_AUXWIN_NR];	/* windows with each finding */

@@ -112,6 +112,9 @@ struct ap_worker {
 	struct pms_auxwin *win;
 	size_t nwin, cap;
 	uint64_t rebinds, rebind_failed;
+	uint64_t lid;			/* the leader's id: a group THROTTLE (6.16+) */
+	uint64_t ioctl_errors, enable_skip, nmi_throttled, not_stored;
+	uint64_t running;		/* the resume trigger's time_running so far */
 	int ring_error;
 	enum pms_status status;
 	char err[512];
@@ -125,9 +128,10 @@ struct ap_state {
 	bool race_possible;
 	char race_skip[768];
 	char aux_pmu[96];
+	bool coresight;			/* cs_etm: TRBE pads with 0x70 ignore packets */
 	struct perf_event_attr aux_attr, resume_attr, pause_attr, nmi_attr;
 	bool nmi;
-	char nmi_name[128], nmi_note[768];
+	char nmi_name[128], nmi_note[768], nmi_pmu[64];
 	enum pms_auxwin_nmi nmi_action;
 	char tp_enter[96], tp_exit[96];
 	enum ap_sys sys;
@@ -137,6 +141,7 @@ struct ap_state {
 	int cpu_list[1024];
 	unsigned int ncpus;
 	bool mover;
+	char cpus_note[384];
 	unsigned int nthreads;
 	struct ap_worker w[MAX_WORKERS];
 	sem_t ready, go;
@@ -182,7 +187,6 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 	const char *ev = pms_opt_str(&run->opts, "event");
 	const char *release = host_release(run);
 	const char *tracefs = st->tracefs_ok ? st->tracefs : NULL;
-	enum pms_aux_era era;
 	struct pms_event nev;
 	char path[512], buf[64], err[512];
 	uint64_t type, id_enter, id_exit;
@@ -207,6 +211,18 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 			snprintf(st->race_skip, sizeof(st->race_skip), "%s: unreadable", path);
 			return PMS_OK;
 		}
+	}
+	st->coresight = !strcmp(st->aux_pmu, "cs_etm");
+	if (st->coresight && st->aux_pages < 2) {
+		snprintf(run->reason, sizeof(run->reason), "--aux-pages %llu: cs_etm needs at least "
+			 "2 (a TRBE sink refuses 1)", (unsigned long long)st->aux_pages);
+		return PMS_E_USAGE;
+	}
+	if (st->coresight && st->nthreads > 1) {
+		snprintf(run->reason, sizeof(run->reason), "--threads %u: cs_etm runs one thread "
+			 "(a shared ETR/ETF sink serves one owner and refuses the others with EBUSY)",
+			 st->nthreads);
+		return PMS_E_USAGE;
 	}
 	memset(&st->aux_attr, 0, sizeof(st->aux_attr));
 	st->aux_attr.size = sizeof(st->aux_attr);
@@ -241,19 +257,15 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 			st->nmi_attr.sample_period = pms_opt_given(&run->opts, "period") ?
 				pms_opt_u64(&run->opts, "period") : 100000;
 			st->nmi_attr.sample_type = PERF_SAMPLE_IDENTIFIER;
+			st->nmi_attr.pinned = 0;	/* only a leader may be */
+			st->nmi_attr.exclusive = 0;
+			snprintf(st->nmi_pmu, sizeof(st->nmi_pmu), "%s", nev.pmu);
 			pms_attr_set_aux_action(&st->nmi_attr,
 						st->nmi_action == PMS_AUXWIN_NMI_PAUSE ?
 						PMS_AUX_PAUSE : PMS_AUX_RESUME);
 		}
 	}
 
-	if (pms_aux_btf_era("/sys/kernel/btf/vmlinux", &era) && pms_aux_era_of(release, &era))
-		era = PMS_AUX_ERA_RESERVED;
-	if (era != PMS_AUX_ERA_ACTION) {
-		snprintf(st->race_skip, sizeof(st->race_skip), "kernel %s predates aux_action "
-			 "(6.13): %s cannot be paused", release ? release : "?", st->aux_pmu);
-		return PMS_OK;
-	}
 	snprintf(st->tp_enter, sizeof(st->tp_enter), "sys_enter_%s", syscalls_[st->sys]);
 	snprintf(st->tp_exit, sizeof(st->tp_exit), "sys_exit_%s", syscalls_[st->sys]);
 	if (read_tp_id(tracefs, "syscalls", st->tp_enter, &id_enter) ||
@@ -269,6 +281,9 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 	st->resume_attr.config = id_enter;
 	st->resume_attr.sample_period = 1;
 	st->resume_attr.sample_type = PERF_SAMPLE_IDENTIFIER;
+	/* time_running tells a group that was never on a CPU from a lost trigger. */
+	st->resume_attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				      PERF_FORMAT_TOTAL_TIME_RUNNING;
 	st->pause_attr = st->resume_attr;
 	st->pause_attr.config = id_exit;
 	pms_attr_set_aux_action(&st->resume_attr, PMS_AUX_RESUME);
@@ -281,6 +296,13 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 			 "this kernel (aux_start_paused: EOPNOTSUPP)", st->aux_pmu);
 		return PMS_OK;
 	}
+	if (fd == -EINVAL || fd == -E2BIG) {
+		/* Asked of the kernel, not of its version: backports exist. */
+		snprintf(st->race_skip, sizeof(st->race_skip), "kernel %s predates aux_action: "
+			 "aux_start_paused on %s is rejected as reserved (%s)",
+			 release ? release : "?", st->aux_pmu, pms_errno_name(-fd));
+		return PMS_OK;
+	}
 	if (fd < 0) {
 		snprintf(st->race_skip, sizeof(st->race_skip), "%s with aux_start_paused does not "
 			 "open: %s", st->aux_pmu, pms_errno_name(-fd));
@@ -288,6 +310,47 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 	}
 	close(fd);
 	st->race_possible = true;
+	return PMS_OK;
+}
+
+/*
+ * A hardware trigger moves the whole group into its PMU's context, which
+ * is scheduled only on that PMU's CPUs (hybrid x86, big.LITTLE): keep the
+ * threads there, or the group, trace and tracepoints included, never runs.
+ */
+static enum pms_status confine_to_pmu(struct pms_run *run, struct ap_state *st)
+{
+	char path[512], list[256], have[256];
+	hwloc_bitmap_t pmu_cpus;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s/cpus", run->devices, st->nmi_pmu);
+	if (pms_read_text(path, list, sizeof(list)) < 0)
+		return PMS_OK;		/* a PMU of every CPU */
+	pmu_cpus = hwloc_bitmap_alloc();
+	if (!pmu_cpus || hwloc_bitmap_list_sscanf(pmu_cpus, list) < 0) {
+		hwloc_bitmap_free(pmu_cpus);
+		return PMS_OK;
+	}
+	if (st->ncpus)
+		hwloc_bitmap_and(st->cpus, st->cpus, pmu_cpus);
+	else
+		hwloc_bitmap_copy(st->cpus, pmu_cpus);
+	hwloc_bitmap_free(pmu_cpus);
+	if (hwloc_bitmap_iszero(st->cpus)) {
+		snprintf(run->reason, sizeof(run->reason), "bad CPU list '%s': none of its CPUs "
+			 "has PMU %s (cpus %s), whose counter triggers the group",
+			 pms_opt_str(&run->opts, "cpus"), st->nmi_pmu, list);
+		return PMS_E_CPUS;
+	}
+	st->ncpus = 0;
+	hwloc_bitmap_foreach_begin(i, st->cpus)
+		if (st->ncpus < PMS_ARRAY_SIZE(st->cpu_list))
+			st->cpu_list[st->ncpus++] = i;
+	hwloc_bitmap_foreach_end();
+	pms_cpus_format(st->cpus, have, sizeof(have));
+	snprintf(st->cpus_note, sizeof(st->cpus_note), "threads kept on %s, the CPUs of %s "
+		 "(the group lives in its context)", have, st->nmi_pmu);
 	return PMS_OK;
 }
 
@@ -345,6 +408,11 @@ static enum pms_status ap_setup(struct pms_run *run)
 	s = race_setup(run, st);
 	if (s)
 		return s;
+	if (st->race_possible && st->nmi) {
+		s = confine_to_pmu(run, st);
+		if (s)
+			return s;
+	}
 	if (st->part == AP_RACE && !st->race_possible) {
 		snprintf(run->reason, sizeof(run->reason), "race stress: %s", st->race_skip);
 		return PMS_E_SKIP;
@@ -354,20 +422,46 @@ static enum pms_status ap_setup(struct pms_run *run)
 
 /* ---- the race stress: one worker per thread */
 
-static void flush(struct ap_worker *w, uint64_t *head)
+/*
+ * Publish the AUX data: IOC_DISABLE makes the driver end its output handle
+ * (aux_head and a PERF_RECORD_AUX), IOC_ENABLE begins a new one; the pause
+ * state survives both.  @at_disable ends a window; @at_enable, which is
+ * later than it when the sink pads at enable (TRBE), begins the next.
+ */
+static void flush(struct ap_worker *w, uint64_t *at_disable, uint64_t *at_enable)
 {
-	ioctl(w->lfd, PERF_EVENT_IOC_DISABLE, 0);
-	*head = __atomic_load_n(&w->pg->aux_head, __ATOMIC_ACQUIRE);
-	ioctl(w->lfd, PERF_EVENT_IOC_ENABLE, 0);
+	if (ioctl(w->lfd, PERF_EVENT_IOC_DISABLE, 0))
+		w->ioctl_errors++;
+	*at_disable = __atomic_load_n(&w->pg->aux_head, __ATOMIC_ACQUIRE);
+	if (ioctl(w->lfd, PERF_EVENT_IOC_ENABLE, 0))
+		w->ioctl_errors++;
+	*at_enable = __atomic_load_n(&w->pg->aux_head, __ATOMIC_ACQUIRE);
+	w->enable_skip += *at_enable - *at_disable;
 }
 
-static uint64_t count_of(int fd)
+/* A tracepoint trigger's count, and its time_running into *@running. */
+static uint64_t count_of(int fd, uint64_t *running)
 {
-	uint64_t v = 0;
+	uint64_t v[3] = { 0, 0, 0 };	/* value, time_enabled, time_running */
 
-	if (fd >= 0)
-		pms_perf_read(fd, &v);
-	return v;
+	if (fd >= 0 && read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+		v[0] = v[2] = 0;
+	if (running)
+		*running = v[2];
+	return v[0];
+}
+
+/* Bytes of the AUX buffer in [from, to) equal to @pad (TRBE's 0x70 fill). */
+static uint64_t count_padding(const struct ap_worker *w, uint64_t from, uint64_t to, uint8_t pad)
+{
+	const uint8_t *a = w->aux;
+	uint64_t n = 0, i;
+
+	if (to <= from || to - from > w->aux_len)
+		return 0;
+	for (i = from; i < to; i++)
+		n += a[i & (w->aux_len - 1)] == pad;
+	return n;
 }
 
 /* Parse the data ring into @win (NULL: discard). */
@@ -400,11 +494,17 @@ static void drain(struct ap_worker *w, struct pms_auxwin *win)
 			else if (w->nfd >= 0 && r->id == w->nid)
 				win->nmi_samples++;
 			break;
+		/* Only a group throttle (the leader's id, 6.16+) or a tracepoint's
+		 * stops the tracepoints; the NMI trigger's alone does not. */
 		case PERF_RECORD_THROTTLE:
-			win->throttled++;
+			if (r->id == w->lid || r->id == w->rid || r->id == w->pid)
+				win->throttled++;
+			else
+				w->nmi_throttled++;
 			break;
 		case PERF_RECORD_UNTHROTTLE:
-			win->unthrottled++;
+			if (r->id == w->lid || r->id == w->rid || r->id == w->pid)
+				win->unthrottled++;
 			break;
 		case PERF_RECORD_LOST:
 			win->lost += r->lost;
@@ -417,9 +517,9 @@ static void drain(struct ap_worker *w, struct pms_auxwin *win)
 			break;
 		}
 	}
-	/* Records beyond @recs_cap were counted but not stored: say so. */
-	if (cnt.not_stored)
-		win->lost += cnt.not_stored;
+	/* Records beyond @recs_cap were counted but not attributed: the thread's
+	 * result is then not judged (see race_section). */
+	w->not_stored += cnt.not_stored;
 }
 
 static void paused_work(struct ap_state *st)
@@ -479,6 +579,11 @@ static int worker_open(struct ap_worker *w)
 		snprintf(w->err, sizeof(w->err), "%s (aux_start_paused): %s", st->aux_pmu,
 			 pms_errno_name(-w->lfd));
 		return w->lfd;
+	}
+	if (ioctl(w->lfd, PERF_EVENT_IOC_ID, &w->lid)) {
+		snprintf(w->err, sizeof(w->err), "PERF_EVENT_IOC_ID on %s: %s", st->aux_pmu,
+			 strerror(errno));
+		return -errno;
 	}
 	w->data_size = RING_PAGES * page;
 	w->ring_len = page + w->data_size;
@@ -542,14 +647,15 @@ static bool stopping(struct ap_state *st)
 }
 
 /*
- * One window: its work between two flushes, aux_head published at each, the
- * tracepoints' counts read after it (*@r, *@p carry them on), the ring
- * drained into it.
+ * One window: its work between two flushes, aux_head where the last one
+ * re-enabled (*@head) and where the next one disabled, the tracepoints'
+ * counts and time_running after it (*@r, *@p carry them on), sink padding,
+ * and the ring drained into it.
  */
 static void run_window(struct ap_worker *w, struct pms_auxwin *win, enum pms_auxwin_kind kind,
 		       uint64_t *head, uint64_t *r, uint64_t *p)
 {
-	uint64_t r1, p1;
+	uint64_t r1, p1, running, at_disable;
 
 	win->kind = kind;
 	win->head_before = *head;
@@ -559,15 +665,19 @@ static void run_window(struct ap_worker *w, struct pms_auxwin *win, enum pms_aux
 		resumed_work(w->st);
 	else
 		paused_work(w->st);
-	flush(w, head);
+	flush(w, &at_disable, head);
 	win->end_ns = pms_now_ns();
-	win->head_after = *head;
-	r1 = count_of(w->rfd);
-	p1 = count_of(w->pfd);
+	win->head_after = at_disable;
+	r1 = count_of(w->rfd, &running);
+	p1 = count_of(w->pfd, NULL);
 	win->resume_hits = r1 - *r;
 	win->pause_hits = p1 - *p;
+	win->running_ns = running - w->running;
+	w->running = running;
 	*r = r1;
 	*p = p1;
+	if (w->st->coresight)
+		win->padding = count_padding(w, win->head_before, win->head_after, 0x70);
 	drain(w, win);
 }
 
@@ -596,10 +706,10 @@ static void *worker_main(void *arg)
 		return NULL;
 
 	ioctl(w->lfd, PERF_EVENT_IOC_ENABLE, 0);
-	flush(w, &head);
+	flush(w, &r, &head);	/* r: scratch */
 	drain(w, NULL);
-	r = count_of(w->rfd);
-	p = count_of(w->pfd);
+	r = count_of(w->rfd, &w->running);
+	p = count_of(w->pfd, NULL);
 	while (!stopping(st) && w->nwin + 2 <= w->cap && (!st->windows || pairs < st->windows)) {
 		/* Paused: user loop and unrelated syscalls must leave no trace. */
 		run_window(w, &w->win[w->nwin], PMS_AUXWIN_PAUSED, &head, &r, &p);
@@ -667,6 +777,10 @@ static json_object *race_section(struct pms_run *run, struct ap_state *st, int *
 				       json_object_new_string(st->nmi_note) : NULL);
 	}
 	json_object_object_add(o, "triggers", trig);
+	json_object_object_add(o, "cpus_note", st->cpus_note[0] ?
+			       json_object_new_string(st->cpus_note) : NULL);
+	json_object_object_add(o, "padding_byte", st->coresight ?
+			       json_object_new_string("0x70 (TRBE ignore packet)") : NULL);
 	json_object_object_add(o, "duration_s",
 			       json_object_new_double((double)(st->end_ns - st->start_ns) / 1e9));
 	workers = json_object_new_array();
@@ -677,6 +791,7 @@ static json_object *race_section(struct pms_run *run, struct ap_state *st, int *
 			.nmi_action = st->nmi ? st->nmi_action : PMS_AUXWIN_NMI_NONE,
 			.aux_size = w->aux_len ? w->aux_len : 1,
 			.max_findings = pms_opt_u64(&run->opts, "max-anomalies"),
+			.running_measured = true,
 		};
 		struct pms_auxwin_result res;
 		json_object *wo = json_object_new_object();
@@ -687,12 +802,25 @@ static json_object *race_section(struct pms_run *run, struct ap_state *st, int *
 		json_object_object_add(wo, "rebinds", json_object_new_uint64(w->rebinds));
 		json_object_object_add(wo, "rebinds_failed", json_object_new_uint64(w->rebind_failed));
 		json_object_object_add(wo, "windows", json_object_new_uint64(w->nwin));
+		json_object_object_add(wo, "ioctl_errors", json_object_new_uint64(w->ioctl_errors));
+		json_object_object_add(wo, "enable_skip_bytes", json_object_new_uint64(w->enable_skip));
+		json_object_object_add(wo, "nmi_throttled", json_object_new_uint64(w->nmi_throttled));
+		json_object_object_add(wo, "records_not_stored", json_object_new_uint64(w->not_stored));
 		json_object_object_add(wo, "storage_full", json_object_new_boolean(
 				       w->cap && w->nwin + 2 > w->cap));
 		json_object_object_add(wo, "ring_error", w->ring_error ?
 				       json_object_new_string(pms_errno_name(-w->ring_error)) : NULL);
 		if (w->status != PMS_OK) {
 			nerr++;
+			json_object_object_add(wo, "error", json_object_new_string(w->err));
+			if (!reason[0])
+				snprintf(reason, sizeof(reason), "thread %u: %s", i, w->err);
+		} else if (w->ring_error || w->not_stored || w->ioctl_errors) {
+			nerr++;
+			snprintf(w->err, sizeof(w->err), "not judged: %s%s%s", w->ring_error ?
+				 "the ring did not parse; " : "", w->not_stored ?
+				 "records beyond the parser's room were not attributed; " : "",
+				 w->ioctl_errors ? "IOC_DISABLE/ENABLE failed" : "");
 			json_object_object_add(wo, "error", json_object_new_string(w->err));
 			if (!reason[0])
 				snprintf(reason, sizeof(reason), "thread %u: %s", i, w->err);

@@ -581,8 +581,78 @@ static void test_names_and_json(void)
 	pms_auxwin_result_free(&r);
 }
 
+/* TRBE padding is not data; a group off every CPU is its own finding. */
+static void test_padding_and_scheduling(void)
+{
+	struct pms_auxwin_cfg c = cfg(PMS_AUXWIN_NMI_NONE);
+	struct pms_auxwin_result r;
+	char why[512];
+	size_t k;
+
+	c.paused_allowance = 0;
+	reset();
+	alternate(2);
+	paused(4096)->padding = 4096;	/* a sched-in padded a page: nothing traced */
+	resumed(TRACE);
+	judge(&c, &r);
+	ok(!pms_auxwin_failed(&r, why, sizeof(why)), "padding only in a paused window passes");
+	is_u64(r.padding, 4096, "padding counted");
+	is_u64(r.paused_over_allowance, 0, "padding is not over the allowance");
+	pms_auxwin_result_free(&r);
+
+	reset();
+	alternate(2);
+	paused(4097)->padding = 4096;	/* one byte of real trace beside the padding */
+	resumed(TRACE);
+	judge(&c, &r);
+	ok(only(&r, PMS_AUXWIN_DATA_WHILE_PAUSED, 4), "one payload byte beside padding fails");
+	pms_auxwin_result_free(&r);
+
+	reset();
+	alternate(1);
+	resumed(256)->padding = 256;	/* only padding in a resumed window: resume lost */
+	judge(&c, &r);
+	ok(only(&r, PMS_AUXWIN_NO_DATA_WHILE_RESUMED, 2), "a resumed window of padding alone "
+	   "has no data");
+	pms_auxwin_result_free(&r);
+
+	/* running_ns 0: the group was off every CPU from window 4 on, after a throttle. */
+	c.running_measured = true;
+	reset();
+	alternate(3);
+	for (k = 0; k < nwin; k++)
+		win[k].running_ns = 1000;
+	win[3].throttled = 1;
+	for (k = 0; k < 4; k++) {
+		struct pms_auxwin *x = k % 2 ? resumed(0) : paused(0);
+
+		x->resume_hits = x->pause_hits = 0;
+		x->resume_samples = x->pause_samples = 0;
+	}
+	judge(&c, &r);
+	is_u64(r.by_kind[PMS_AUXWIN_GROUP_NOT_SCHEDULED], 4, "four windows not scheduled");
+	ok(r.judged[PMS_AUXWIN_GROUP_NOT_SCHEDULED], "group_not_scheduled is judged");
+	is_u64(r.by_kind[PMS_AUXWIN_TRIGGER_MISSED] + r.by_kind[PMS_AUXWIN_NO_DATA_WHILE_RESUMED],
+	       0, "it replaces trigger_missed and no_data_while_resumed there");
+	is_u64(r.findings[0].window, 6, "first at window 6");
+	is_u64(r.findings[0].cause, 3, "cause: the window with the THROTTLE record");
+	ok(pms_auxwin_failed(&r, why, sizeof(why)) && strstr(why, "group_not_scheduled 4") &&
+	   strstr(why, "after a THROTTLE"), "the reason names it and the throttle (%s)", why);
+	pms_auxwin_result_free(&r);
+
+	c.running_measured = false;
+	judge(&c, &r);
+	is_u64(r.by_kind[PMS_AUXWIN_GROUP_NOT_SCHEDULED], 0,
+	       "without running_measured the rule is off");
+	ok(r.by_kind[PMS_AUXWIN_THROTTLED] == 2 && !pms_auxwin_failed(&r, why, sizeof(why)),
+	   "and the dead group would hide behind the open THROTTLE (2 resumed windows "
+	   "excused): the reason to measure time_running");
+	pms_auxwin_result_free(&r);
+}
+
 int main(void)
 {
+	test_padding_and_scheduling();
 	test_clean();
 	test_paused();
 	test_carry();
