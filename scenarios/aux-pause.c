@@ -313,6 +313,18 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 	return PMS_OK;
 }
 
+/* The threads' CPUs, in order, from st->cpus. */
+static void fill_cpu_list(struct ap_state *st)
+{
+	int i;
+
+	st->ncpus = 0;
+	hwloc_bitmap_foreach_begin(i, st->cpus)
+		if (st->ncpus < PMS_ARRAY_SIZE(st->cpu_list))
+			st->cpu_list[st->ncpus++] = i;
+	hwloc_bitmap_foreach_end();
+}
+
 /*
  * A hardware trigger moves the whole group into its PMU's context, which
  * is scheduled only on that PMU's CPUs (hybrid x86, big.LITTLE): keep the
@@ -322,7 +334,6 @@ static enum pms_status confine_to_pmu(struct pms_run *run, struct ap_state *st)
 {
 	char path[512], list[256], have[256];
 	hwloc_bitmap_t pmu_cpus;
-	int i;
 
 	snprintf(path, sizeof(path), "%s/%s/cpus", run->devices, st->nmi_pmu);
 	if (pms_read_text(path, list, sizeof(list)) < 0)
@@ -343,11 +354,7 @@ static enum pms_status confine_to_pmu(struct pms_run *run, struct ap_state *st)
 			 pms_opt_str(&run->opts, "cpus"), st->nmi_pmu, list);
 		return PMS_E_CPUS;
 	}
-	st->ncpus = 0;
-	hwloc_bitmap_foreach_begin(i, st->cpus)
-		if (st->ncpus < PMS_ARRAY_SIZE(st->cpu_list))
-			st->cpu_list[st->ncpus++] = i;
-	hwloc_bitmap_foreach_end();
+	fill_cpu_list(st);
 	pms_cpus_format(st->cpus, have, sizeof(have));
 	snprintf(st->cpus_note, sizeof(st->cpus_note), "threads kept on %s, the CPUs of %s "
 		 "(the group lives in its context)", have, st->nmi_pmu);
@@ -360,7 +367,7 @@ static enum pms_status ap_setup(struct pms_run *run)
 	const char *cpus = pms_opt_str(&run->opts, "cpus");
 	enum pms_status s;
 	char err[256];
-	int i, ret;
+	int ret;
 
 	if (!st)
 		return PMS_E_SETUP;
@@ -388,10 +395,7 @@ static enum pms_status ap_setup(struct pms_run *run)
 			snprintf(run->reason, sizeof(run->reason), "%s", err);
 			return PMS_E_CPUS;
 		}
-		hwloc_bitmap_foreach_begin(i, st->cpus)
-			if (st->ncpus < PMS_ARRAY_SIZE(st->cpu_list))
-				st->cpu_list[st->ncpus++] = i;
-		hwloc_bitmap_foreach_end();
+		fill_cpu_list(st);
 	}
 	ret = pms_tracefs_acquire(st->tracefs, sizeof(st->tracefs), &st->tracefs_ours);
 	if (ret)
