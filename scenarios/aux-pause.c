@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +36,7 @@
 #include "pms-event.h"
 #include "pms-perf.h"
 #include "pms-skid.h"
+#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -97,8 +97,8 @@ struct ap_worker {
 	struct ap_state *st;
 	unsigned int idx;
 	int cpu;		/* pinned to, -1: not */
-	pthread_t thread;
-	bool started;
+	struct pms_thread thread;
+	int done;		/* the worker returned */
 	int lfd, rfd, pfd, nfd;
 	uint64_t rid, pid, nid;
 	struct perf_event_mmap_page *pg;
@@ -144,8 +144,6 @@ struct ap_state {
 	char cpus_note[384];
 	unsigned int nthreads;
 	struct ap_worker w[MAX_WORKERS];
-	sem_t ready, go;
-	int stop;
 	uint64_t start_ns, end_ns;
 };
 
@@ -372,8 +370,6 @@ static enum pms_status ap_setup(struct pms_run *run)
 	if (!st)
 		return PMS_E_SETUP;
 	run->priv = st;
-	sem_init(&st->ready, 0, 0);
-	sem_init(&st->go, 0, 0);
 	st->part = (enum ap_part)pms_opt_u64(&run->opts, "part");
 	st->sys = (enum ap_sys)pms_opt_u64(&run->opts, "syscall");
 	st->paused_loop = pms_opt_u64(&run->opts, "paused-loop");
@@ -645,9 +641,9 @@ static int worker_open(struct ap_worker *w)
 	return 0;
 }
 
-static bool stopping(struct ap_state *st)
+static bool stopping(struct ap_worker *w)
 {
-	return __atomic_load_n(&st->stop, __ATOMIC_ACQUIRE);
+	return pms_thread_stopping(&w->thread);
 }
 
 /*
@@ -698,23 +694,22 @@ static void *worker_main(void *arg)
 		snprintf(w->err, sizeof(w->err), "cannot pin to CPU %d: %s", w->cpu,
 			 strerror(errno));
 		w->status = PMS_E_SETUP;
-		sem_post(&st->ready);
-		return NULL;
+		pms_thread_ready(&w->thread);
+		goto out;
 	}
 	ret = worker_open(w);
 	if (ret)
 		w->status = PMS_E_SETUP;
-	sem_post(&st->ready);
-	sem_wait(&st->go);
-	if (ret || stopping(st))
-		return NULL;
+	pms_thread_ready(&w->thread);
+	if (!pms_thread_wait_go(&w->thread) || ret)
+		goto out;
 
 	ioctl(w->lfd, PERF_EVENT_IOC_ENABLE, 0);
 	flush(w, &r, &head);	/* r: scratch */
 	drain(w, NULL);
 	r = count_of(w->rfd, &w->running);
 	p = count_of(w->pfd, NULL);
-	while (!stopping(st) && w->nwin + 2 <= w->cap && (!st->windows || pairs < st->windows)) {
+	while (!stopping(w) && w->nwin + 2 <= w->cap && (!st->windows || pairs < st->windows)) {
 		/* Paused: user loop and unrelated syscalls must leave no trace. */
 		run_window(w, &w->win[w->nwin], PMS_AUXWIN_PAUSED, &head, &r, &p);
 		/* Resumed: the syscall's entry resumes, its exit pauses. */
@@ -733,6 +728,8 @@ static void *worker_main(void *arg)
 		}
 	}
 	ioctl(w->lfd, PERF_EVENT_IOC_DISABLE, 0);
+out:
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -867,7 +864,7 @@ static json_object *race_section(struct pms_run *run, struct ap_state *st, int *
 static void race_run(struct pms_run *run, struct ap_state *st)
 {
 	uint64_t deadline;
-	unsigned int i, started = 0;
+	unsigned int i;
 
 	for (i = 0; i < st->nthreads; i++) {
 		struct ap_worker *w = &st->w[i];
@@ -876,39 +873,30 @@ static void race_run(struct pms_run *run, struct ap_state *st)
 		w->idx = i;
 		w->lfd = w->rfd = w->pfd = w->nfd = -1;
 		w->cpu = st->ncpus ? st->cpu_list[i % st->ncpus] : -1;
-		if (pthread_create(&w->thread, NULL, worker_main, w)) {
+		pms_thread_init(&w->thread);
+		if (pms_thread_start(&w->thread, worker_main, w)) {
 			w->status = PMS_E_SETUP;
 			snprintf(w->err, sizeof(w->err), "cannot start a thread");
-			continue;
+			__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 		}
-		w->started = true;
-		started++;
 	}
-	for (i = 0; i < started; i++)
-		sem_wait(&st->ready);
 	st->start_ns = pms_now_ns();
-	for (i = 0; i < started; i++)
-		sem_post(&st->go);
+	for (i = 0; i < st->nthreads; i++)
+		pms_thread_go(&st->w[i].thread);
 	deadline = st->start_ns + pms_opt_u64(&run->opts, "duration");
 	while (!run->interrupted) {
 		uint64_t now = pms_now_ns();
 		bool all_done = true;
 
 		for (i = 0; i < st->nthreads; i++)
-			if (st->w[i].started && pthread_tryjoin_np(st->w[i].thread, NULL) == EBUSY)
+			if (!__atomic_load_n(&st->w[i].done, __ATOMIC_ACQUIRE))
 				all_done = false;
-			else if (st->w[i].started)
-				st->w[i].started = false;
 		if (all_done || now >= deadline)
 			break;
 		pms_run_wait(run, deadline - now < 20000000 ? deadline - now : 20000000);
 	}
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < st->nthreads; i++)
-		if (st->w[i].started) {
-			pthread_join(st->w[i].thread, NULL);
-			st->w[i].started = false;
-		}
+		pms_thread_stop(&st->w[i].thread);
 	st->end_ns = pms_now_ns();
 }
 
@@ -993,14 +981,11 @@ static void ap_teardown(struct pms_run *run)
 
 	if (!st)
 		return;
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < MAX_WORKERS; i++) {
 		struct ap_worker *w = &st->w[i];
 
-		if (w->started) {
-			sem_post(&st->go);
-			pthread_join(w->thread, NULL);
-		}
+		if (w->st)
+			pms_thread_fini(&w->thread);	/* joined before its fds go */
 		if (w->aux)
 			munmap(w->aux, w->aux_len);
 		if (w->ring)
@@ -1021,8 +1006,6 @@ static void ap_teardown(struct pms_run *run)
 	if (st->cpus)
 		hwloc_bitmap_free(st->cpus);
 	pms_tracefs_release(st->tracefs, st->tracefs_ours);
-	sem_destroy(&st->ready);
-	sem_destroy(&st->go);
 	free(st);
 	run->priv = NULL;
 }

@@ -28,6 +28,7 @@
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
+#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -93,15 +94,16 @@ struct ds_state {
 	enum pms_semantics applied;
 	char sem_source[256];
 
-	pthread_t thread, toggler_thread;
-	bool thread_started, toggler_started, recorder_ready;
-	sem_t ready, go, counting;
+	struct pms_thread thread;
+	pthread_t toggler_thread;
+	bool toggler_started, recorder_ready;
+	sem_t counting;
 	char setup_msg[512];
 	enum pms_status setup_status;
 
 	pid_t tid;
 	int fd, mig_fd;
-	int stop, toggler_stop;
+	int toggler_stop;
 	uint64_t migrations_counted;
 	bool migrations_valid;
 	uint64_t last_handler_toggle;
@@ -163,11 +165,10 @@ static void *counting_main(void *arg)
 	st->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	st->setup_status = PMS_OK;
 out_ready:
-	sem_post(&st->ready);
+	pms_thread_ready(&st->thread);
 	if (st->setup_status != PMS_OK)
 		return NULL;
-	sem_wait(&st->go);
-	if (__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+	if (!pms_thread_wait_go(&st->thread))
 		goto out_restore;
 
 	ioctl(st->fd, PERF_EVENT_IOC_RESET, 0);
@@ -177,7 +178,7 @@ out_ready:
 	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
 	/* The toggler may only start once the counter runs from 0. */
 	sem_post(&st->counting);
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+	while (!pms_thread_stopping(&st->thread)) {
 		pms_workload_step(&st->work);
 		if (st->toggler != DS_SELF)
 			continue;
@@ -291,8 +292,7 @@ static enum pms_status ds_setup(struct pms_run *run)
 	run->priv = st;
 	st->fd = st->mig_fd = -1;
 	st->nr_migrations_sched = -1;
-	sem_init(&st->ready, 0, 0);
-	sem_init(&st->go, 0, 0);
+	pms_thread_init(&st->thread);
 	sem_init(&st->counting, 0, 0);
 	st->toggler = (enum ds_toggler)pms_opt_u64(&run->opts, "toggler");
 	st->interval_ns = pms_opt_u64(&run->opts, "toggle-interval");
@@ -362,15 +362,12 @@ static enum pms_status ds_setup(struct pms_run *run)
 	st->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
 	st->mover.log_cap = 1u << 20;
 
-	ret = pthread_create(&st->thread, NULL, counting_main, st);
+	ret = pms_thread_start(&st->thread, counting_main, st);
 	if (ret) {
 		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
 			 strerror(ret));
 		return PMS_E_SETUP;
 	}
-	st->thread_started = true;
-	while (sem_wait(&st->ready) && errno == EINTR)
-		;
 	if (st->setup_status != PMS_OK) {
 		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
 		return st->setup_status;
@@ -564,15 +561,13 @@ static void ds_run(struct pms_run *run)
 	json_object *o, *near;
 	int ret;
 
-	sem_post(&st->go);
+	pms_thread_go(&st->thread);
 	st->mover.target = st->tid;
 	sup.mover = st->use_mover ? &st->mover : NULL;
 	/* A storm that silences the counter is the bug, not a hang: the watchdog. */
 	pms_supervise(run, &sup);
 	stop_toggler(st);
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(st->thread, NULL);
-	st->thread_started = false;
+	pms_thread_stop(&st->thread);
 	nt = __atomic_load_n(&st->log.n, __ATOMIC_ACQUIRE);
 
 	cfg.period = st->c.period;
@@ -713,11 +708,7 @@ static void ds_teardown(struct pms_run *run)
 		return;
 	pms_mover_stop(&st->mover);
 	stop_toggler(st);
-	if (st->thread_started) {
-		__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-		sem_post(&st->go);
-		pthread_join(st->thread, NULL);
-	}
+	pms_thread_stop(&st->thread);
 	if (st->fd >= 0)
 		close(st->fd);
 	if (st->mig_fd >= 0)
@@ -728,8 +719,7 @@ static void ds_teardown(struct pms_run *run)
 	pms_mover_free(&st->mover);
 	hwloc_bitmap_free(st->cpus);
 	pms_workload_fini(&st->work);
-	sem_destroy(&st->ready);
-	sem_destroy(&st->go);
+	pms_thread_fini(&st->thread);
 	sem_destroy(&st->counting);
 	free(st);
 	run->priv = NULL;

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "pms-ioctl.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
+#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -103,10 +103,9 @@ struct io_state {
 	char gate_why[384];
 	char release[65];
 
-	pthread_t thread;
-	bool thread_started, recorder_ready;
-	sem_t go;
-	int stop, done;
+	struct pms_thread thread;
+	bool recorder_ready;
+	int done;
 	pid_t tid;
 	uint64_t storm_ns, start_ns, end_ns;
 
@@ -138,7 +137,7 @@ struct io_state {
 
 static bool stopping(struct io_state *st)
 {
-	return __atomic_load_n(&st->stop, __ATOMIC_RELAXED);
+	return pms_thread_stopping(&st->thread);
 }
 
 static uint64_t rec_n(struct io_state *st)
@@ -626,8 +625,9 @@ static void *counting_main(void *arg)
 
 	st->tid = gettid();
 	pthread_setname_np(pthread_self(), "pms-ioctl");
-	while (sem_wait(&st->go) && errno == EINTR)
-		;
+	pms_thread_ready(&st->thread);
+	/* Stopped before go: every sub-test below sees it and is skipped. */
+	(void)pms_thread_wait_go(&st->thread);
 	st->start_ns = pms_now_ns();
 	if (st->sub[SUB_TIMING].selected && !stopping(st))
 		run_timing(st);
@@ -680,7 +680,7 @@ static enum pms_status io_setup(struct pms_run *run)
 	if (!st)
 		return PMS_E_SETUP;
 	run->priv = st;
-	sem_init(&st->go, 0, 0);
+	pms_thread_init(&st->thread);
 	if (parse_only(st, pms_opt_str(&run->opts, "only"), run->reason, sizeof(run->reason)))
 		return PMS_E_USAGE;
 	st->force = pms_opt_u64(&run->opts, "force");
@@ -713,13 +713,12 @@ static enum pms_status io_setup(struct pms_run *run)
 		return PMS_E_SETUP;
 	}
 	st->recorder_ready = true;
-	ret = pthread_create(&st->thread, NULL, counting_main, run);
+	ret = pms_thread_start(&st->thread, counting_main, run);
 	if (ret) {
 		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
 			 strerror(ret));
 		return PMS_E_SETUP;
 	}
-	st->thread_started = true;
 	return PMS_OK;
 }
 
@@ -949,7 +948,7 @@ static void io_run(struct pms_run *run)
 	char *p;
 	int ret;
 
-	sem_post(&st->go);
+	pms_thread_go(&st->thread);
 	/* Sub-tests make progress with every signal; a thread that neither
 	 * finishes nor gets a signal for the storm's length plus --watchdog is stuck. */
 	while (!__atomic_load_n(&st->done, __ATOMIC_ACQUIRE)) {
@@ -969,9 +968,7 @@ static void io_run(struct pms_run *run)
 			break;
 		}
 	}
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(st->thread, NULL);
-	st->thread_started = false;
+	pms_thread_stop(&st->thread);
 
 	cfg.period = st->mp_min ? st->mp_min : st->c.period;
 	cfg.tolerance = st->sub[SUB_MIN].ran ? (st->exact ? 0 : cfg.period / 10) : st->c.tolerance;
@@ -1071,16 +1068,12 @@ static void io_teardown(struct pms_run *run)
 
 	if (!st)
 		return;
-	if (st->thread_started) {
-		__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-		sem_post(&st->go);
-		pthread_join(st->thread, NULL);
-	}
+	pms_thread_stop(&st->thread);
 	if (st->recorder_ready)
 		pms_recorder_fini(&st->rec);
 	pms_workload_fini(&st->work);
 	free(st->seg);
-	sem_destroy(&st->go);
+	pms_thread_fini(&st->thread);
 	free(st);
 	run->priv = NULL;
 }

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
+#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -64,15 +64,13 @@ struct lo_state {
 	char cpus_why[256];
 	int signo;
 
-	pthread_t thread;
-	bool thread_started, recorder_ready;
-	sem_t ready, go;
+	struct pms_thread thread;
+	bool recorder_ready;
 	char setup_msg[512];
 	enum pms_status setup_status;
 
 	pid_t tid;
 	int fd, mig_fd;
-	int stop;
 	struct pms_workload work;
 	uint64_t start_ns, end_ns;
 	uint64_t final_value;
@@ -127,11 +125,10 @@ static void *counting_main(void *arg)
 	st->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	st->setup_status = PMS_OK;
 out_ready:
-	sem_post(&st->ready);
+	pms_thread_ready(&st->thread);
 	if (st->setup_status != PMS_OK)
 		return NULL;
-	sem_wait(&st->go);
-	if (__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+	if (!pms_thread_wait_go(&st->thread))
 		goto out_restore;
 
 	ioctl(st->fd, PERF_EVENT_IOC_RESET, 0);
@@ -139,7 +136,7 @@ out_ready:
 		ioctl(st->mig_fd, PERF_EVENT_IOC_ENABLE, 0);
 	st->start_ns = pms_now_ns();
 	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED))
+	while (!pms_thread_stopping(&st->thread))
 		pms_workload_step(&st->work);
 	ioctl(st->fd, PERF_EVENT_IOC_DISABLE, 0);
 	st->end_ns = pms_now_ns();
@@ -169,8 +166,7 @@ static enum pms_status lo_setup(struct pms_run *run)
 		return PMS_E_SETUP;
 	run->priv = st;
 	st->fd = st->mig_fd = -1;
-	sem_init(&st->ready, 0, 0);
-	sem_init(&st->go, 0, 0);
+	pms_thread_init(&st->thread);
 	st->use_mover = !pms_opt_u64(&run->opts, "no-mover");
 	st->cpus = hwloc_bitmap_alloc();
 
@@ -230,15 +226,12 @@ static enum pms_status lo_setup(struct pms_run *run)
 	st->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
 	st->mover.log_cap = 1u << 20;
 
-	ret = pthread_create(&st->thread, NULL, counting_main, st);
+	ret = pms_thread_start(&st->thread, counting_main, st);
 	if (ret) {
 		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
 			 strerror(ret));
 		return PMS_E_SETUP;
 	}
-	st->thread_started = true;
-	while (sem_wait(&st->ready) && errno == EINTR)
-		;
 	if (st->setup_status != PMS_OK) {
 		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
 		return st->setup_status;
@@ -351,13 +344,11 @@ static void lo_run(struct pms_run *run)
 	json_object *o;
 	int ret;
 
-	sem_post(&st->go);
+	pms_thread_go(&st->thread);
 	st->mover.target = st->tid;
 	sup.mover = st->use_mover ? &st->mover : NULL;
 	pms_supervise(run, &sup);
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(st->thread, NULL);
-	st->thread_started = false;
+	pms_thread_stop(&st->thread);
 
 	cfg.period = st->c.period;
 	cfg.tolerance = st->c.tolerance;
@@ -487,11 +478,7 @@ static void lo_teardown(struct pms_run *run)
 	if (!st)
 		return;
 	pms_mover_stop(&st->mover);
-	if (st->thread_started) {
-		__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-		sem_post(&st->go);
-		pthread_join(st->thread, NULL);
-	}
+	pms_thread_stop(&st->thread);
 	if (st->fd >= 0)
 		close(st->fd);
 	if (st->mig_fd >= 0)
@@ -501,8 +488,7 @@ static void lo_teardown(struct pms_run *run)
 	pms_mover_free(&st->mover);
 	hwloc_bitmap_free(st->cpus);
 	pms_workload_fini(&st->work);
-	sem_destroy(&st->ready);
-	sem_destroy(&st->go);
+	pms_thread_fini(&st->thread);
 	free(st);
 	run->priv = NULL;
 }

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include "pms-perf.h"
 #include "pms-supervise.h"
 #include "pms-skid.h"
+#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -67,15 +67,13 @@ struct sk_state {
 	char allowance_why[384], allowance_source[192];
 	bool allowance_given;
 
-	pthread_t thread;
-	bool thread_started, recorder_ready;
-	sem_t ready, go;
+	struct pms_thread thread;
+	bool recorder_ready;
 	char setup_msg[512];
 	enum pms_status setup_status;
 
 	pid_t tid;
 	int fd;
-	int stop;
 	volatile uint64_t iterations;
 	uint64_t nr_entries;
 	char *fault_area;
@@ -160,17 +158,14 @@ static void *counting_main(void *arg)
 	}
 	st->setup_status = PMS_OK;
 out_ready:
-	sem_post(&st->ready);
-	if (st->setup_status != PMS_OK)
-		return NULL;
-	sem_wait(&st->go);
-	if (__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+	pms_thread_ready(&st->thread);
+	if (st->setup_status != PMS_OK || !pms_thread_wait_go(&st->thread))
 		return NULL;
 
 	ioctl(st->fd, PERF_EVENT_IOC_RESET, 0);
 	st->start_ns = pms_now_ns();
 	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+	while (!pms_thread_stopping(&st->thread)) {
 		pms_workload_tick(&st->iterations);
 		if (++n >= st->entry_every) {
 			n = 0;
@@ -224,8 +219,7 @@ static enum pms_status sk_setup(struct pms_run *run)
 		return PMS_E_SETUP;
 	run->priv = st;
 	st->fd = -1;
-	sem_init(&st->ready, 0, 0);
-	sem_init(&st->go, 0, 0);
+	pms_thread_init(&st->thread);
 	st->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	st->entry = (enum sk_entry)pms_opt_u64(&run->opts, "entry");
 	st->entry_every = pms_opt_u64(&run->opts, "entry-every");
@@ -293,15 +287,12 @@ static enum pms_status sk_setup(struct pms_run *run)
 	st->recorder_ready = true;
 	st->rec.inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
 
-	ret = pthread_create(&st->thread, NULL, counting_main, st);
+	ret = pms_thread_start(&st->thread, counting_main, st);
 	if (ret) {
 		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
 			 strerror(ret));
 		return PMS_E_SETUP;
 	}
-	st->thread_started = true;
-	while (sem_wait(&st->ready) && errno == EINTR)
-		;
 	if (st->setup_status != PMS_OK) {
 		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
 		return st->setup_status;
@@ -385,11 +376,9 @@ static void sk_run(struct pms_run *run)
 	json_object *o, *a;
 	int ret;
 
-	sem_post(&st->go);
+	pms_thread_go(&st->thread);
 	pms_supervise(run, &sup);
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(st->thread, NULL);
-	st->thread_started = false;
+	pms_thread_stop(&st->thread);
 	/* After DISABLE nothing more is written: this drain is complete. */
 	drain(st);
 
@@ -515,11 +504,7 @@ static void sk_teardown(struct pms_run *run)
 
 	if (!st)
 		return;
-	if (st->thread_started) {
-		__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
-		sem_post(&st->go);
-		pthread_join(st->thread, NULL);
-	}
+	pms_thread_stop(&st->thread);
 	if (st->ring)
 		munmap(st->ring, st->ring_len);
 	if (st->fd >= 0)
@@ -529,8 +514,7 @@ static void sk_teardown(struct pms_run *run)
 	if (st->fault_area)
 		munmap(st->fault_area, FAULT_PAGES * st->page_size);
 	free(st->recs);
-	sem_destroy(&st->ready);
-	sem_destroy(&st->go);
+	pms_thread_fini(&st->thread);
 	free(st);
 	run->priv = NULL;
 }
