@@ -210,7 +210,9 @@ int cmd_run(int argc, char **argv)
 	json_object_object_foreach(run.result, key, val)
 		json_object_object_add(out, key, json_object_get(val));
 
-	ret = pms_json_write_atomic(out, path);
+	/* A default name is shared by runs started in the same second: never replace. */
+	ret = pms_opt_str(&run.opts, "json") ? pms_json_write_atomic(out, path) :
+	      pms_json_write_new(out, path, sizeof(path));
 	if (!quiet)
 		pms_print_result(human, out, (long)pms_opt_u64(&run.opts, "show-anomalies"));
 	if (ret) {

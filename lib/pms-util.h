@@ -28,6 +28,16 @@ const char *pms_errno_name(int err);
 int pms_json_write_atomic(json_object *obj, const char *path);
 
 /**
+ * pms_json_write_new - like pms_json_write_atomic(), but never replaces a
+ * file: when @path ("NAME.json") exists, NAME-2.json, NAME-3.json, ... are
+ * tried, and @path (@len bytes) gets the name written.  For default result
+ * names, which two runs started in the same second share.
+ *
+ * Return: 0 or -errno (-EINVAL when @path does not end in ".json").
+ */
+int pms_json_write_new(json_object *obj, char *path, size_t len);
+
+/**
  * pms_path_writable - whether a file can be created at @path ("-" is
  * always writable) without leaving anything behind.
  *

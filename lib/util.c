@@ -79,28 +79,23 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int pms_json_write_atomic(json_object *obj, const char *path)
+/* Write @obj to a fresh temp file beside @path, synced; *@tmp gets its name. */
+static int write_temp(json_object *obj, const char *path, char **tmp)
 {
 	const char *text;
-	char *tmp;
 	int fd, ret;
 
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		return -ENOMEM;
-	if (!strcmp(path, "-")) {
-		ret = write_all(STDOUT_FILENO, text, strlen(text));
-		if (!ret)
-			ret = write_all(STDOUT_FILENO, "\n", 1);
-		return ret;
-	}
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
-	fd = mkstemp(tmp);
+	fd = mkstemp(*tmp);
 	if (fd < 0) {
 		ret = -errno;
-		goto out_free;
+		free(*tmp);
+		return ret;
 	}
 	ret = write_all(fd, text, strlen(text));
 	if (!ret)
@@ -112,11 +107,67 @@ int pms_json_write_atomic(json_object *obj, const char *path)
 		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
+	if (ret) {
+		unlink(*tmp);
+		free(*tmp);
+	}
+	return ret;
+}
+
+int pms_json_write_atomic(json_object *obj, const char *path)
+{
+	const char *text;
+	char *tmp;
+	int ret;
+
+	if (!strcmp(path, "-")) {
+		text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE);
+		if (!text)
+			return -ENOMEM;
+		ret = write_all(STDOUT_FILENO, text, strlen(text));
+		if (!ret)
+			ret = write_all(STDOUT_FILENO, "\n", 1);
+		return ret;
+	}
+	ret = write_temp(obj, path, &tmp);
 	if (ret)
+		return ret;
+	if (rename(tmp, path)) {
+		ret = -errno;
 		unlink(tmp);
-out_free:
+	}
+	free(tmp);
+	return ret;
+}
+
+int pms_json_write_new(json_object *obj, char *path, size_t len)
+{
+	char base[4096], *tmp;
+	size_t blen = strlen(path);
+	int ret, n;
+
+	if (blen >= sizeof(base) || blen < 5 || strcmp(path + blen - 5, ".json"))
+		return -EINVAL;
+	snprintf(base, sizeof(base), "%.*s", (int)(blen - 5), path);
+	ret = write_temp(obj, path, &tmp);
+	if (ret)
+		return ret;
+	/* link() never replaces: the first free name wins, atomically. */
+	for (n = 1; n <= 1000; n++) {
+		if (n > 1 && snprintf(path, len, "%s-%d.json", base, n) >= (int)len) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		if (!link(tmp, path)) {
+			ret = 0;
+			break;
+		}
+		ret = -errno;
+		if (ret != -EEXIST)
+			break;
+	}
+	unlink(tmp);
 	free(tmp);
 	return ret;
 }
