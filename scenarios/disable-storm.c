@@ -18,17 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pms-counter.h"
+#include "pms-counting.h"
 #include "pms-cpus.h"
 #include "pms-disable-storm.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
-#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -94,26 +93,14 @@ struct ds_state {
 	enum pms_semantics applied;
 	char sem_source[256];
 
-	struct pms_thread thread;
 	pthread_t toggler_thread;
 	bool toggler_started, recorder_ready;
 	sem_t counting;
-	char setup_msg[512];
-	enum pms_status setup_status;
-
-	pid_t tid;
-	int fd, mig_fd;
 	int toggler_stop;
-	uint64_t migrations_counted;
-	bool migrations_valid;
-	uint64_t last_handler_toggle;
+	uint64_t last_handler_toggle, self_next;
 	struct pms_workload work;
-	uint64_t start_ns, end_ns, toggle_start_ns, toggle_end_ns;
-	uint64_t final_value;
-	bool final_valid;
-	int64_t nr_migrations_sched;
-	cpu_set_t aff_initial, aff_final;
-	bool aff_restored;
+	uint64_t toggle_start_ns, toggle_end_ns;
+	struct pms_counting k;		/* the counting thread and what it measured */
 };
 
 /* In the overflow handler, after the recorder read the value. */
@@ -131,81 +118,40 @@ static void handler_toggle(void *arg, const siginfo_t *si)
 			return;
 		st->last_handler_toggle = now;
 	}
-	pms_toggle_once(st->fd, &st->log);
+	pms_toggle_once(st->k.fd, &st->log);
 }
 
-static void *counting_main(void *arg)
+/* The counting thread's hooks: the toggler starts once the counter runs from 0. */
+static void counting_enabled(void *arg)
 {
 	struct ds_state *st = arg;
-	struct perf_event_attr attr, mig = {
-		.size = sizeof(mig), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_MIGRATIONS, .disabled = 1,
-	};
-	uint64_t next = 0;
-	int ret;
 
-	st->tid = gettid();
-	pthread_setname_np(pthread_self(), "pms-count");
-	sched_getaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
-	pms_counter_attr(&st->c, &attr);
-	st->fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (st->fd < 0) {
-		st->setup_status = PMS_E_SETUP;
-		pms_perf_strerror(st->fd, &st->c.ev, st->setup_msg, sizeof(st->setup_msg));
-		goto out_ready;
-	}
-	ret = pms_perf_async(st->fd, st->signo, st->tid);
-	if (ret) {
-		st->setup_status = PMS_E_SETUP;
-		snprintf(st->setup_msg, sizeof(st->setup_msg), "cannot route overflow signals "
-			 "(O_ASYNC/F_SETSIG/F_SETOWN_EX): %s", strerror(-ret));
-		goto out_ready;
-	}
-	/* Migrations that really happened, next to the rebinds requested. */
-	st->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	st->setup_status = PMS_OK;
-out_ready:
-	pms_thread_ready(&st->thread);
-	if (st->setup_status != PMS_OK)
-		return NULL;
-	if (!pms_thread_wait_go(&st->thread))
-		goto out_restore;
-
-	ioctl(st->fd, PERF_EVENT_IOC_RESET, 0);
-	if (st->mig_fd >= 0)
-		ioctl(st->mig_fd, PERF_EVENT_IOC_ENABLE, 0);
-	st->start_ns = pms_now_ns();
-	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
-	/* The toggler may only start once the counter runs from 0. */
 	sem_post(&st->counting);
-	while (!pms_thread_stopping(&st->thread)) {
-		pms_workload_step(&st->work);
-		if (st->toggler != DS_SELF)
-			continue;
-		if (st->interval_ns) {
-			uint64_t now = pms_now_ns();
+}
 
-			if (now < next)
-				continue;
-			next = now + st->interval_ns;
-		}
-		pms_toggle_once(st->fd, &st->log);
+/* --toggler self: the counting thread toggles between workload steps. */
+static void counting_step(void *arg)
+{
+	struct ds_state *st = arg;
+
+	if (st->toggler != DS_SELF)
+		return;
+	if (st->interval_ns) {
+		uint64_t now = pms_now_ns();
+
+		if (now < st->self_next)
+			return;
+		st->self_next = now + st->interval_ns;
 	}
-	/* No toggle (from the handler either) may switch it back on. */
+	pms_toggle_once(st->k.fd, &st->log);
+}
+
+/* No toggle (from the handler either) may switch it back on. */
+static void counting_disabling(void *arg)
+{
+	struct ds_state *st = arg;
+
 	__atomic_store_n(&st->log.stopped, 1, __ATOMIC_RELEASE);
-	ioctl(st->fd, PERF_EVENT_IOC_DISABLE, 0);
-	st->end_ns = pms_now_ns();
-	st->final_valid = !pms_perf_read(st->fd, &st->final_value);
-	if (st->mig_fd >= 0) {
-		ioctl(st->mig_fd, PERF_EVENT_IOC_DISABLE, 0);
-		st->migrations_valid = !pms_perf_read(st->mig_fd, &st->migrations_counted);
-	}
-	st->nr_migrations_sched = pms_task_nr_migrations(st->tid);
-out_restore:
-	sched_setaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
-	sched_getaffinity(0, sizeof(st->aff_final), &st->aff_final);
-	st->aff_restored = CPU_EQUAL(&st->aff_initial, &st->aff_final);
-	return NULL;
 }
 
 static void *toggler_main(void *arg)
@@ -216,7 +162,7 @@ static void *toggler_main(void *arg)
 	while (sem_wait(&st->counting) && errno == EINTR)
 		;
 	while (!__atomic_load_n(&st->toggler_stop, __ATOMIC_RELAXED)) {
-		if (pms_toggle_once(st->fd, &st->log) == -ENOSPC)
+		if (pms_toggle_once(st->k.fd, &st->log) == -ENOSPC)
 			break;
 		if (st->interval_ns) {
 			struct timespec ts = { (time_t)(st->interval_ns / NS_PER_S),
@@ -290,9 +236,7 @@ static enum pms_status ds_setup(struct pms_run *run)
 	if (!st)
 		return PMS_E_SETUP;
 	run->priv = st;
-	st->fd = st->mig_fd = -1;
-	st->nr_migrations_sched = -1;
-	pms_thread_init(&st->thread);
+	pms_counting_init(&st->k);
 	sem_init(&st->counting, 0, 0);
 	st->toggler = (enum ds_toggler)pms_opt_u64(&run->opts, "toggler");
 	st->interval_ns = pms_opt_u64(&run->opts, "toggle-interval");
@@ -362,16 +306,16 @@ static enum pms_status ds_setup(struct pms_run *run)
 	st->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
 	st->mover.log_cap = 1u << 20;
 
-	ret = pms_thread_start(&st->thread, counting_main, st);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
-			 strerror(ret));
-		return PMS_E_SETUP;
-	}
-	if (st->setup_status != PMS_OK) {
-		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
-		return st->setup_status;
-	}
+	st->k.c = &st->c;
+	st->k.work = &st->work;
+	st->k.signo = st->signo;
+	st->k.enabled = counting_enabled;
+	st->k.step = counting_step;
+	st->k.disabling = counting_disabling;
+	st->k.arg = st;
+	s = pms_counting_start(&st->k, run->reason, sizeof(run->reason));
+	if (s)
+		return s;
 	if (st->toggler == DS_THREAD) {
 		ret = pthread_create(&st->toggler_thread, NULL, toggler_main, st);
 		if (ret) {
@@ -465,18 +409,18 @@ static json_object *affinity_json(const struct ds_state *st)
 	int cpu;
 
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &st->aff_initial))
+		if (CPU_ISSET(cpu, &st->k.aff_initial))
 			hwloc_bitmap_set(set, (unsigned int)cpu);
 	pms_cpus_format(set, a, sizeof(a));
 	hwloc_bitmap_zero(set);
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &st->aff_final))
+		if (CPU_ISSET(cpu, &st->k.aff_final))
 			hwloc_bitmap_set(set, (unsigned int)cpu);
 	pms_cpus_format(set, b, sizeof(b));
 	hwloc_bitmap_free(set);
 	json_object_object_add(o, "initial", json_object_new_string(a));
 	json_object_object_add(o, "final", json_object_new_string(b));
-	json_object_object_add(o, "restored", json_object_new_boolean(st->aff_restored));
+	json_object_object_add(o, "restored", json_object_new_boolean(st->k.aff_restored));
 	return o;
 }
 
@@ -506,7 +450,7 @@ static json_object *storm_json(const struct ds_state *st, uint64_t nt, long nr_r
 	json_object_object_add(o, "log_capacity", json_object_new_uint64(st->log.cap));
 	json_object_object_add(o, "log_full", json_object_new_uint64(st->log.full));
 	json_object_object_add(o, "seconds",
-			       json_object_new_double((double)(st->end_ns - st->start_ns) / 1e9));
+			       json_object_new_double((double)(st->k.end_ns - st->k.start_ns) / 1e9));
 	json_object_object_add(o, "storm_seconds", nt ? json_object_new_double(
 		(double)(st->log.t[nt - 1].enable_ns - st->log.t[0].disable_ns) / 1e9) : NULL);
 	json_object_object_add(o, "toggles_per_second",
@@ -516,9 +460,9 @@ static json_object *storm_json(const struct ds_state *st, uint64_t nt, long nr_r
 	json_object_object_add(o, "last_toggle_ns", nt ?
 			       json_object_new_uint64(st->log.t[nt - 1].enable_ns) : NULL);
 	/* How much of the work the storm let the counter see. */
-	json_object_object_add(o, "counted_fraction", st->c.ev.breakpoint && st->final_valid &&
+	json_object_object_add(o, "counted_fraction", st->c.ev.breakpoint && st->k.final_valid &&
 			       st->work.iterations ? json_object_new_double(
-				       (double)st->final_value / (double)st->work.iterations) :
+				       (double)st->k.final_value / (double)st->work.iterations) :
 			       NULL);
 	json_object_object_add(o, "restarts_to_oracle", nr_restarts >= 0 ?
 			       json_object_new_int64(nr_restarts) : NULL);
@@ -548,7 +492,7 @@ static void ds_run(struct pms_run *run)
 {
 	struct ds_state *st = run->priv;
 	struct pms_supervisor sup = {
-		.rec = &st->rec, .fd = st->fd, .period = st->c.period,
+		.rec = &st->rec, .fd = st->k.fd, .period = st->c.period,
 		.progress = ds_progress, .arg = st,
 	};
 	uint64_t nt;
@@ -561,20 +505,20 @@ static void ds_run(struct pms_run *run)
 	json_object *o, *near;
 	int ret;
 
-	pms_thread_go(&st->thread);
-	st->mover.target = st->tid;
+	pms_counting_go(&st->k);
+	st->mover.target = st->k.tid;
 	sup.mover = st->use_mover ? &st->mover : NULL;
 	/* A storm that silences the counter is the bug, not a hang: the watchdog. */
 	pms_supervise(run, &sup);
 	stop_toggler(st);
-	pms_thread_stop(&st->thread);
+	pms_counting_stop(&st->k);
 	nt = __atomic_load_n(&st->log.n, __ATOMIC_ACQUIRE);
 
 	cfg.period = st->c.period;
 	cfg.tolerance = st->c.tolerance;
 	cfg.sem = st->applied;
-	cfg.final_valid = st->final_valid && !st->rec.dropped;
-	cfg.final_value = st->final_value;
+	cfg.final_valid = st->k.final_valid && !st->rec.dropped;
+	cfg.final_value = st->k.final_value;
 	cfg.max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
 	if (cfg.sem == PMS_SEM_RESTART_ON_ENABLE) {
 		restarts = malloc((nt ? nt : 1) * sizeof(*restarts));
@@ -605,11 +549,11 @@ static void ds_run(struct pms_run *run)
 		"user loop calling pms_workload_tick(), then one minor page fault per call" :
 		"user loop calling pms_workload_tick() (a breakpoint counts each call)"));
 	json_object_object_add(o, "iterations", json_object_new_uint64(st->work.iterations));
-	json_object_object_add(o, "final_count", st->final_valid ?
-			       json_object_new_uint64(st->final_value) : NULL);
+	json_object_object_add(o, "final_count", st->k.final_valid ?
+			       json_object_new_uint64(st->k.final_value) : NULL);
 	json_object_object_add(o, "seconds",
-			       json_object_new_double((double)(st->end_ns - st->start_ns) / 1e9));
-	json_object_object_add(o, "tid", json_object_new_int(st->tid));
+			       json_object_new_double((double)(st->k.end_ns - st->k.start_ns) / 1e9));
+	json_object_object_add(o, "tid", json_object_new_int(st->k.tid));
 	json_object_object_add(o, "count_check", count_check());
 	json_object_object_add(run->result, "workload", o);
 
@@ -622,10 +566,10 @@ static void ds_run(struct pms_run *run)
 		json_object_object_add(o, "cpus", json_object_new_string(cpus));
 	}
 	json_object_object_add(o, "cpus_source", json_object_new_string(st->cpus_why));
-	json_object_object_add(o, "migrations_counted", st->migrations_valid ?
-			       json_object_new_uint64(st->migrations_counted) : NULL);
-	json_object_object_add(o, "migrations_sched", st->nr_migrations_sched >= 0 ?
-			       json_object_new_int64(st->nr_migrations_sched) : NULL);
+	json_object_object_add(o, "migrations_counted", st->k.migrations_valid ?
+			       json_object_new_uint64(st->k.migrations_counted) : NULL);
+	json_object_object_add(o, "migrations_sched", st->k.nr_migrations_sched >= 0 ?
+			       json_object_new_int64(st->k.nr_migrations_sched) : NULL);
 	json_object_object_add(run->result, "mover", o);
 	json_object_object_add(run->result, "affinity", affinity_json(st));
 	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
@@ -647,11 +591,11 @@ static void ds_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_FAIL;
 		snprintf(run->reason, sizeof(run->reason), "%s%s%s", sup.wd.message,
 			 sup.wd.fired ? "; " : "", oracle_reason);
-	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
+	} else if (!res.signals && (!st->k.final_valid || st->k.final_value < st->c.period)) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
 			 "reached %llu, below one period (%llu); run longer or lower --period",
-			 (unsigned long long)st->final_value, (unsigned long long)st->c.period);
+			 (unsigned long long)st->k.final_value, (unsigned long long)st->c.period);
 	} else if (!nt) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no toggle happened: the storm did "
@@ -683,7 +627,7 @@ static void ds_run(struct pms_run *run)
 		snprintf(run->reason + len, sizeof(run->reason) - len, "; the toggle log filled "
 			 "up: the storm stopped after %.2f s of %.2f (raise --max-toggles)",
 			 (double)(st->log.t[nt - 1].enable_ns - st->log.t[0].disable_ns) / 1e9,
-			 (double)(st->end_ns - st->start_ns) / 1e9);
+			 (double)(st->k.end_ns - st->k.start_ns) / 1e9);
 	}
 	if (sup.full || st->rec.dropped) {
 		len = strlen(run->reason);
@@ -708,18 +652,13 @@ static void ds_teardown(struct pms_run *run)
 		return;
 	pms_mover_stop(&st->mover);
 	stop_toggler(st);
-	pms_thread_stop(&st->thread);
-	if (st->fd >= 0)
-		close(st->fd);
-	if (st->mig_fd >= 0)
-		close(st->mig_fd);
+	pms_counting_fini(&st->k);
 	if (st->recorder_ready)
 		pms_recorder_fini(&st->rec);
 	pms_toggle_log_fini(&st->log);
 	pms_mover_free(&st->mover);
 	hwloc_bitmap_free(st->cpus);
 	pms_workload_fini(&st->work);
-	pms_thread_fini(&st->thread);
 	sem_destroy(&st->counting);
 	free(st);
 	run->priv = NULL;

@@ -10,21 +10,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "pms-counter.h"
+#include "pms-counting.h"
 #include "pms-cpus.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
-#include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -64,95 +62,10 @@ struct lo_state {
 	char cpus_why[256];
 	int signo;
 
-	struct pms_thread thread;
 	bool recorder_ready;
-	char setup_msg[512];
-	enum pms_status setup_status;
-
-	pid_t tid;
-	int fd, mig_fd;
 	struct pms_workload work;
-	uint64_t start_ns, end_ns;
-	uint64_t final_value;
-	bool final_valid;
-	uint64_t migrations_counted;
-	bool migrations_valid;
-	int64_t nr_migrations_sched;
-	cpu_set_t aff_initial, aff_final;
-	bool aff_restored;
+	struct pms_counting k;		/* the counting thread and what it measured */
 };
-
-static void set_status(struct lo_state *st, enum pms_status s, const char *fmt, int err)
-{
-	st->setup_status = s;
-	snprintf(st->setup_msg, sizeof(st->setup_msg), fmt, strerror(-err));
-}
-
-/* The counting thread: opens its own counter, counts, and cleans up after itself. */
-static void *counting_main(void *arg)
-{
-	struct lo_state *st = arg;
-	struct perf_event_attr attr, mig = {
-		.size = sizeof(mig), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_MIGRATIONS, .disabled = 1,
-	};
-	int ret;
-
-	st->tid = gettid();
-	pthread_setname_np(pthread_self(), "pms-count");
-	sched_getaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
-	if (!st->use_mover) {
-		hwloc_bitmap_t first = hwloc_bitmap_alloc();
-
-		hwloc_bitmap_only(first, (unsigned int)hwloc_bitmap_first(st->cpus));
-		hwloc_set_cpubind(st->mover.topo, first, HWLOC_CPUBIND_THREAD);
-		hwloc_bitmap_free(first);
-	}
-	pms_counter_attr(&st->c, &attr);
-	st->fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (st->fd < 0) {
-		st->setup_status = PMS_E_SETUP;
-		pms_perf_strerror(st->fd, &st->c.ev, st->setup_msg, sizeof(st->setup_msg));
-		goto out_ready;
-	}
-	ret = pms_perf_async(st->fd, st->signo, st->tid);
-	if (ret) {
-		set_status(st, PMS_E_SETUP, "cannot route overflow signals (O_ASYNC/F_SETSIG/"
-			   "F_SETOWN_EX): %s", ret);
-		goto out_ready;
-	}
-	/* Migrations that really happened, next to the rebinds requested. */
-	st->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	st->setup_status = PMS_OK;
-out_ready:
-	pms_thread_ready(&st->thread);
-	if (st->setup_status != PMS_OK)
-		return NULL;
-	if (!pms_thread_wait_go(&st->thread))
-		goto out_restore;
-
-	ioctl(st->fd, PERF_EVENT_IOC_RESET, 0);
-	if (st->mig_fd >= 0)
-		ioctl(st->mig_fd, PERF_EVENT_IOC_ENABLE, 0);
-	st->start_ns = pms_now_ns();
-	ioctl(st->fd, PERF_EVENT_IOC_ENABLE, 0);
-	while (!pms_thread_stopping(&st->thread))
-		pms_workload_step(&st->work);
-	ioctl(st->fd, PERF_EVENT_IOC_DISABLE, 0);
-	st->end_ns = pms_now_ns();
-	st->final_valid = !pms_perf_read(st->fd, &st->final_value);
-	if (st->mig_fd >= 0) {
-		ioctl(st->mig_fd, PERF_EVENT_IOC_DISABLE, 0);
-		st->migrations_valid = !pms_perf_read(st->mig_fd, &st->migrations_counted);
-	}
-	st->nr_migrations_sched = pms_task_nr_migrations(st->tid);
-out_restore:
-	/* Leave the thread as found, and prove it. */
-	sched_setaffinity(0, sizeof(st->aff_initial), &st->aff_initial);
-	sched_getaffinity(0, sizeof(st->aff_final), &st->aff_final);
-	st->aff_restored = CPU_EQUAL(&st->aff_initial, &st->aff_final);
-	return NULL;
-}
 
 static enum pms_status lo_setup(struct pms_run *run)
 {
@@ -165,8 +78,7 @@ static enum pms_status lo_setup(struct pms_run *run)
 	if (!st)
 		return PMS_E_SETUP;
 	run->priv = st;
-	st->fd = st->mig_fd = -1;
-	pms_thread_init(&st->thread);
+	pms_counting_init(&st->k);
 	st->use_mover = !pms_opt_u64(&run->opts, "no-mover");
 	st->cpus = hwloc_bitmap_alloc();
 
@@ -226,17 +138,12 @@ static enum pms_status lo_setup(struct pms_run *run)
 	st->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
 	st->mover.log_cap = 1u << 20;
 
-	ret = pms_thread_start(&st->thread, counting_main, st);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
-			 strerror(ret));
-		return PMS_E_SETUP;
-	}
-	if (st->setup_status != PMS_OK) {
-		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
-		return st->setup_status;
-	}
-	return PMS_OK;
+	st->k.c = &st->c;
+	st->k.work = &st->work;
+	st->k.signo = st->signo;
+	st->k.topo = run->topo;
+	st->k.pin_first = st->use_mover ? NULL : st->cpus;	/* the control stays put */
+	return pms_counting_start(&st->k, run->reason, sizeof(run->reason));
 }
 
 /* Deltas out of tolerance so far, for the progress line only. */
@@ -301,14 +208,14 @@ static json_object *count_check(const struct lo_state *st, uint64_t signals)
 
 	if (st->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT)
 		expect += signals;
-	if (!applies || !st->final_valid) {
+	if (!applies || !st->k.final_valid) {
 		json_object_object_add(o, "applies", json_object_new_boolean(false));
 		return o;
 	}
 	json_object_object_add(o, "applies", json_object_new_boolean(true));
 	json_object_object_add(o, "expected", json_object_new_uint64(expect));
-	json_object_object_add(o, "observed", json_object_new_uint64(st->final_value));
-	json_object_object_add(o, "match", json_object_new_boolean(expect == st->final_value));
+	json_object_object_add(o, "observed", json_object_new_uint64(st->k.final_value));
+	json_object_object_add(o, "match", json_object_new_boolean(expect == st->k.final_value));
 	json_object_object_add(o, "rule", json_object_new_string(
 		st->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT ?
 		"arm64 breakpoint: one count per call plus one per signal" :
@@ -335,7 +242,7 @@ static void lo_run(struct pms_run *run)
 	struct lo_state *st = run->priv;
 	struct lo_progress pr = { .st = st };
 	struct pms_supervisor sup = {
-		.rec = &st->rec, .fd = st->fd, .period = st->c.period,
+		.rec = &st->rec, .fd = st->k.fd, .period = st->c.period,
 		.progress = lo_progress, .arg = &pr,
 	};
 	struct pms_oracle_cfg cfg = { 0 };
@@ -344,11 +251,11 @@ static void lo_run(struct pms_run *run)
 	json_object *o;
 	int ret;
 
-	pms_thread_go(&st->thread);
-	st->mover.target = st->tid;
+	pms_counting_go(&st->k);
+	st->mover.target = st->k.tid;
 	sup.mover = st->use_mover ? &st->mover : NULL;
 	pms_supervise(run, &sup);
-	pms_thread_stop(&st->thread);
+	pms_counting_stop(&st->k);
 
 	cfg.period = st->c.period;
 	cfg.tolerance = st->c.tolerance;
@@ -356,8 +263,8 @@ static void lo_run(struct pms_run *run)
 	cfg.base = 0;
 	/* With signals dropped for want of room, the final count implies
 	 * overflows we cannot check: do not let it call them lost. */
-	cfg.final_valid = st->final_valid && !st->rec.dropped;
-	cfg.final_value = st->final_value;
+	cfg.final_valid = st->k.final_valid && !st->rec.dropped;
+	cfg.final_value = st->k.final_value;
 	cfg.max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
 	ret = pms_oracle_classify(&cfg, st->rec.sig, st->rec.n < st->rec.cap ? st->rec.n :
 				  st->rec.cap, &res);
@@ -375,11 +282,11 @@ static void lo_run(struct pms_run *run)
 		"user loop calling pms_workload_tick(), then one minor page fault per call" :
 		"user loop calling pms_workload_tick() (a breakpoint counts each call)"));
 	json_object_object_add(o, "iterations", json_object_new_uint64(st->work.iterations));
-	json_object_object_add(o, "final_count", st->final_valid ?
-			       json_object_new_uint64(st->final_value) : NULL);
+	json_object_object_add(o, "final_count", st->k.final_valid ?
+			       json_object_new_uint64(st->k.final_value) : NULL);
 	json_object_object_add(o, "seconds",
-			       json_object_new_double((double)(st->end_ns - st->start_ns) / 1e9));
-	json_object_object_add(o, "tid", json_object_new_int(st->tid));
+			       json_object_new_double((double)(st->k.end_ns - st->k.start_ns) / 1e9));
+	json_object_object_add(o, "tid", json_object_new_int(st->k.tid));
 	json_object_object_add(o, "count_check", count_check(st, st->rec.n));
 	json_object_object_add(run->result, "workload", o);
 
@@ -392,10 +299,10 @@ static void lo_run(struct pms_run *run)
 		json_object_object_add(o, "cpus", json_object_new_string(cpus));
 	}
 	json_object_object_add(o, "cpus_source", json_object_new_string(st->cpus_why));
-	json_object_object_add(o, "migrations_counted", st->migrations_valid ?
-			       json_object_new_uint64(st->migrations_counted) : NULL);
-	json_object_object_add(o, "migrations_sched", st->nr_migrations_sched >= 0 ?
-			       json_object_new_int64(st->nr_migrations_sched) : NULL);
+	json_object_object_add(o, "migrations_counted", st->k.migrations_valid ?
+			       json_object_new_uint64(st->k.migrations_counted) : NULL);
+	json_object_object_add(o, "migrations_sched", st->k.nr_migrations_sched >= 0 ?
+			       json_object_new_int64(st->k.nr_migrations_sched) : NULL);
 	json_object_object_add(run->result, "mover", o);
 
 	o = json_object_new_object();
@@ -405,18 +312,18 @@ static void lo_run(struct pms_run *run)
 		int cpu;
 
 		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-			if (CPU_ISSET(cpu, &st->aff_initial))
+			if (CPU_ISSET(cpu, &st->k.aff_initial))
 				hwloc_bitmap_set(set, (unsigned int)cpu);
 		pms_cpus_format(set, a, sizeof(a));
 		hwloc_bitmap_zero(set);
 		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-			if (CPU_ISSET(cpu, &st->aff_final))
+			if (CPU_ISSET(cpu, &st->k.aff_final))
 				hwloc_bitmap_set(set, (unsigned int)cpu);
 		pms_cpus_format(set, b, sizeof(b));
 		hwloc_bitmap_free(set);
 		json_object_object_add(o, "initial", json_object_new_string(a));
 		json_object_object_add(o, "final", json_object_new_string(b));
-		json_object_object_add(o, "restored", json_object_new_boolean(st->aff_restored));
+		json_object_object_add(o, "restored", json_object_new_boolean(st->k.aff_restored));
 	}
 	json_object_object_add(run->result, "affinity", o);
 
@@ -438,12 +345,12 @@ static void lo_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_FAIL;
 		snprintf(run->reason, sizeof(run->reason), "%s%s%s", sup.wd.message,
 			 sup.wd.fired ? "; " : "", oracle_reason);
-	} else if (!res.signals && (!st->final_valid || st->final_value < st->c.period)) {
+	} else if (!res.signals && (!st->k.final_valid || st->k.final_value < st->c.period)) {
 		run->verdict = PMS_VERDICT_ERROR;
-		if (st->final_valid)
+		if (st->k.final_valid)
 			snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
 				 "reached %llu, below one period (%llu); run longer or lower --period",
-				 (unsigned long long)st->final_value,
+				 (unsigned long long)st->k.final_value,
 				 (unsigned long long)st->c.period);
 		else
 			snprintf(run->reason, sizeof(run->reason), "no overflow happened and the "
@@ -464,8 +371,8 @@ static void lo_run(struct pms_run *run)
 	/* se.nr_migrations counts every move; the perf software event at most
 	 * one per schedule-in, so it is only the fallback. */
 	if (st->use_mover && st->mover.requested && run->verdict == PMS_VERDICT_PASS &&
-	    (st->nr_migrations_sched >= 0 ? st->nr_migrations_sched == 0 :
-	     st->migrations_valid && !st->migrations_counted))
+	    (st->k.nr_migrations_sched >= 0 ? st->k.nr_migrations_sched == 0 :
+	     st->k.migrations_valid && !st->k.migrations_counted))
 		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
 			 "; but no migration actually happened: the mover did not exercise the bug");
 	pms_oracle_result_free(&res);
@@ -478,17 +385,12 @@ static void lo_teardown(struct pms_run *run)
 	if (!st)
 		return;
 	pms_mover_stop(&st->mover);
-	pms_thread_stop(&st->thread);
-	if (st->fd >= 0)
-		close(st->fd);
-	if (st->mig_fd >= 0)
-		close(st->mig_fd);
+	pms_counting_fini(&st->k);
 	if (st->recorder_ready)
 		pms_recorder_fini(&st->rec);
 	pms_mover_free(&st->mover);
 	hwloc_bitmap_free(st->cpus);
 	pms_workload_fini(&st->work);
-	pms_thread_fini(&st->thread);
 	free(st);
 	run->priv = NULL;
 }
