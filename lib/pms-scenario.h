@@ -84,6 +84,16 @@ bool pms_run_wait(struct pms_run *run, uint64_t ns);
 void pms_run_append_reason(struct pms_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+struct pms_recorder;
+
+/**
+ * pms_run_recorder - install the overflow recorder for @signo with room for
+ * --max-signals, and the fault injection of --inject-drop-every and
+ * --inject-stop-after where the scenario has those options.
+ * Return: PMS_OK, or PMS_E_SETUP with run->reason set.
+ */
+enum pms_status pms_run_recorder(struct pms_run *run, struct pms_recorder *rec, int signo);
+
 const char *pms_verdict_name(enum pms_verdict v);
 
 /**

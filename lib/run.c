@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pms-perf.h"
 #include "pms-scenario.h"
 #include "pms-util.h"
 
@@ -79,6 +80,21 @@ void pms_run_append_reason(struct pms_run *run, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(run->reason + len, sizeof(run->reason) - len, fmt, ap);
 	va_end(ap);
+}
+
+enum pms_status pms_run_recorder(struct pms_run *run, struct pms_recorder *rec, int signo)
+{
+	int ret = pms_recorder_init(rec, pms_opt_u64(&run->opts, "max-signals"), signo);
+
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot set up the signal recorder: %s",
+			 strerror(-ret));
+		return PMS_E_SETUP;
+	}
+	/* Options the scenario does not have read as 0: no injection. */
+	rec->inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
+	rec->inject_stop_after = pms_opt_u64(&run->opts, "inject-stop-after");
+	return PMS_OK;
 }
 
 const char *pms_verdict_name(enum pms_verdict v)

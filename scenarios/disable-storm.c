@@ -284,15 +284,10 @@ static enum pms_status ds_setup(struct pms_run *run)
 	}
 
 	st->signo = SIGRTMIN + 4;
-	ret = pms_recorder_init(&st->rec, pms_opt_u64(&run->opts, "max-signals"), st->signo);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the signal recorder: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_recorder(run, &st->rec, st->signo);
+	if (s)
+		return s;
 	st->recorder_ready = true;
-	st->rec.inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
-	st->rec.inject_stop_after = pms_opt_u64(&run->opts, "inject-stop-after");
 	if (st->toggler == DS_HANDLER) {
 		st->rec.hook = handler_toggle;
 		st->rec.hook_arg = st;

@@ -706,12 +706,9 @@ static enum pms_status io_setup(struct pms_run *run)
 		return PMS_E_SETUP;
 	}
 	st->signo = SIGRTMIN + 4;
-	ret = pms_recorder_init(&st->rec, pms_opt_u64(&run->opts, "max-signals"), st->signo);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the signal recorder: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_recorder(run, &st->rec, st->signo);
+	if (s)
+		return s;
 	st->recorder_ready = true;
 	ret = pms_thread_start(&st->thread, counting_main, run);
 	if (ret) {
@@ -945,7 +942,6 @@ static void io_run(struct pms_run *run)
 	char msg[512] = "", oreason[512];
 	json_object *o;
 	size_t i, nfail = 0, nerr = 0, nran = 0;
-	char *p;
 	int ret;
 
 	pms_thread_go(&st->thread);
@@ -1035,10 +1031,8 @@ static void io_run(struct pms_run *run)
 		nerr += r->verdict == PMS_VERDICT_ERROR;
 		if (r->verdict == PMS_VERDICT_FAIL || r->verdict == PMS_VERDICT_ERROR ||
 		    r->verdict == PMS_VERDICT_SKIP) {
-			p = run->reason + strlen(run->reason);
-			snprintf(p, sizeof(run->reason) - strlen(run->reason), "%s%s %s: %s",
-				 run->reason[0] ? "; " : "", sub_names[i],
-				 pms_verdict_name(r->verdict), r->finding);
+			pms_run_append_reason(run, "%s %s: %s", sub_names[i],
+					      pms_verdict_name(r->verdict), r->finding);
 		}
 	}
 	if (watchdog_fired || nfail)
@@ -1050,11 +1044,8 @@ static void io_run(struct pms_run *run)
 	/* The schema lets only setup skip: all refused is "measured nothing". */
 	if (run->verdict == PMS_VERDICT_SKIP)
 		run->verdict = PMS_VERDICT_ERROR;
-	if (watchdog_fired) {
-		p = run->reason + strlen(run->reason);
-		snprintf(p, sizeof(run->reason) - strlen(run->reason), "%s%s",
-			 run->reason[0] ? "; " : "", msg);
-	}
+	if (watchdog_fired)
+		pms_run_append_reason(run, "%s", msg);
 	if (!run->reason[0])
 		snprintf(run->reason, sizeof(run->reason), "%zu sub-test(s) passed", nran);
 	JS(o, "verdict", pms_verdict_name(run->verdict));

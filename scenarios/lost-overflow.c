@@ -120,15 +120,10 @@ static enum pms_status lo_setup(struct pms_run *run)
 	}
 
 	st->signo = SIGRTMIN + 4;
-	ret = pms_recorder_init(&st->rec, pms_opt_u64(&run->opts, "max-signals"), st->signo);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the signal recorder: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_recorder(run, &st->rec, st->signo);
+	if (s)
+		return s;
 	st->recorder_ready = true;
-	st->rec.inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
-	st->rec.inject_stop_after = pms_opt_u64(&run->opts, "inject-stop-after");
 
 	st->mover.topo = run->topo;
 	st->mover.cpus = st->cpus;
@@ -360,10 +355,10 @@ static void lo_run(struct pms_run *run)
 		snprintf(run->reason, sizeof(run->reason), "%s", oracle_reason);
 	}
 	if (sup.full || st->rec.dropped)
-		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
-			 "; signal storage full after %llu signals (%llu dropped): the run ended "
-			 "early and the final count was not used (raise --max-signals)",
-			 (unsigned long long)st->rec.n, (unsigned long long)st->rec.dropped);
+		pms_run_append_reason(run, "signal storage full after %llu signals (%llu dropped): "
+				      "the run ended early and the final count was not used (raise "
+				      "--max-signals)", (unsigned long long)st->rec.n,
+				      (unsigned long long)st->rec.dropped);
 	if (st->rec.injected)
 		pms_run_append_reason(run, "FAULT INJECTION: %llu signals were ignored on purpose "
 				      "(--inject-*), this run does not describe the kernel",
@@ -373,8 +368,8 @@ static void lo_run(struct pms_run *run)
 	if (st->use_mover && st->mover.requested && run->verdict == PMS_VERDICT_PASS &&
 	    (st->k.nr_migrations_sched >= 0 ? st->k.nr_migrations_sched == 0 :
 	     st->k.migrations_valid && !st->k.migrations_counted))
-		snprintf(run->reason + strlen(run->reason), sizeof(run->reason) - strlen(run->reason),
-			 "; but no migration actually happened: the mover did not exercise the bug");
+		pms_run_append_reason(run, "but no migration actually happened: the mover did "
+				      "not exercise the bug");
 	pms_oracle_result_free(&res);
 }
 

@@ -278,14 +278,10 @@ static enum pms_status sk_setup(struct pms_run *run)
 	}
 
 	st->signo = SIGRTMIN + 4;
-	ret = pms_recorder_init(&st->rec, pms_opt_u64(&run->opts, "max-signals"), st->signo);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the signal recorder: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_recorder(run, &st->rec, st->signo);
+	if (s)
+		return s;
 	st->recorder_ready = true;
-	st->rec.inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
 
 	ret = pms_thread_start(&st->thread, counting_main, st);
 	if (ret) {
@@ -481,15 +477,12 @@ static void sk_run(struct pms_run *run)
 		snprintf(run->reason, sizeof(run->reason), "%s", skid_reason);
 	}
 	if (st->c.ev.breakpoint)
-		snprintf(run->reason + strlen(run->reason),
-			 sizeof(run->reason) - strlen(run->reason),
-			 "; on the breakpoint substitute the interrupt is synchronous (skid 0): "
-			 "the machinery is checked, not the bug");
+		pms_run_append_reason(run, "on the breakpoint substitute the interrupt is "
+				      "synchronous (skid 0): the machinery is checked, not the bug");
 	if (sup.full || st->rec.dropped)
-		snprintf(run->reason + strlen(run->reason),
-			 sizeof(run->reason) - strlen(run->reason),
-			 "; storage full after %llu signals / %zu ring records: the run ended "
-			 "early (raise --max-signals)", (unsigned long long)st->rec.n, st->nr_recs);
+		pms_run_append_reason(run, "storage full after %llu signals / %zu ring records: "
+				      "the run ended early (raise --max-signals)",
+				      (unsigned long long)st->rec.n, st->nr_recs);
 	if (st->rec.injected)
 		pms_run_append_reason(run, "FAULT INJECTION: %llu signals were ignored on purpose "
 				      "(--inject-*), this run does not describe the kernel",
