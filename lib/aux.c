@@ -20,13 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/hw_breakpoint.h>
 
 #include "pms-aux.h"
 #include "pms-event.h"
+#include "pms-perf.h"
 #include "pms-util.h"
 
 _Static_assert(offsetof(struct perf_event_attr, aux_sample_size) + sizeof(__u32) ==
@@ -310,11 +310,10 @@ bool pms_aux_find_pmu(const char *sysfs_root, char *name, size_t len)
 
 /* ---- the live matrix */
 
+/* On the calling thread, any CPU. */
 static int perf_open(struct perf_event_attr *attr, int group_fd)
 {
-	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
+	return pms_perf_open(attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 static volatile unsigned long bp_sink;
