@@ -25,21 +25,39 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -pthread
-CPPFLAGS += -Ilib -Iscenarios -DPMS_VERSION=\"$(VERSION)\" $(PKG_CFLAGS)
+# What the code needs is kept apart from CFLAGS, so `make CFLAGS=-O0` does
+# not drop the language level, the warnings or -pthread.
+PMS_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -pthread
+DEFS     := -DPMS_VERSION=\"$(VERSION)\" $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm -pthread
 
+# The dependency direction is one way, cmd -> scenarios -> lib, and the
+# include paths enforce it: lib/ sees only itself; a scenario sees lib/, the
+# registry header and its own folder (by "name.h" next to it), never another
+# scenario; cmd/ sees all.  `make check-layout` checks the rest.
+LIB_INC   := -Ilib
+SCEN_INC  := -Ilib -Iscenarios
+CMD_INC   := -Ilib -Iscenarios -Icmd
+
+SCENARIOS := $(patsubst scenarios/%/,%,$(sort $(dir $(wildcard scenarios/*/*.c))))
+scen_src   = $(filter-out scenarios/$(1)/test-%.c,$(wildcard scenarios/$(1)/*.c))
+scen_lib   = $(O)/scenarios/$(1)/scenario.a
+
 LIB_SRC   := $(wildcard lib/*.c)
-SCEN_SRC  := $(wildcard scenarios/*.c)
 CMD_SRC   := $(wildcard cmd/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(O)/%.o)
-SCEN_OBJ  := $(SCEN_SRC:%.c=$(O)/%.o)
 CMD_OBJ   := $(CMD_SRC:%.c=$(O)/%.o)
+REG_OBJ   := $(O)/scenarios/registry.o
+SCEN_LIBS := $(foreach s,$(SCENARIOS),$(call scen_lib,$(s)))
 LIBA      := $(O)/lib/libpmustress.a
 BIN       := $(O)/pmustress
-UNIT_SRC  := $(wildcard tests/unit/test-*.c)
-UNIT_BIN  := $(UNIT_SRC:.c=)
-HEADERS   := $(wildcard lib/*.h scenarios/*.h cmd/*.h)
+# Unit tests: the spine's in tests/unit, each scenario's in its folder.
+LIB_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
+SCEN_TESTS := $(patsubst %.c,%,$(wildcard scenarios/*/test-*.c))
+UNIT_BIN   := $(LIB_TESTS) $(SCEN_TESTS)
+INTEG      := $(wildcard tests/integration/*.t) $(wildcard scenarios/*/*.t)
+HEADERS    := $(wildcard lib/*.h scenarios/*.h scenarios/*/*.h cmd/*.h)
+TEST_HDRS  := tests/tap.h tests/json-path.h
 
 all: check-deps $(BIN)
 
@@ -49,21 +67,44 @@ check-deps:
 			$(PKG_CONFIG) --exists $$p || printf '%s ' $$p; done)(run scripts/setup-deps)" >&2; \
 		exit 1; }
 
-$(O)/%.o: %.c $(HEADERS)
+$(O)/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(LIB_INC) $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/scenarios/%.o: scenarios/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SCEN_INC) $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/cmd/%.o: cmd/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CMD_INC) $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BIN): $(CMD_OBJ) $(SCEN_OBJ) $(LIBA)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(SCEN_OBJ) $(LIBA) $(LDLIBS)
+# One archive per scenario: the binary takes them all, a scenario's unit
+# tests take only their own.
+define scenario_rules
+$(call scen_lib,$(1)): $(patsubst %.c,$(O)/%.o,$(call scen_src,$(1)))
+	$$(AR) rcs $$@ $$^
 
-tests/unit/test-%: tests/unit/test-%.c $(LIBA) tests/tap.h tests/json-path.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+scenarios/$(1)/test-%: scenarios/$(1)/test-%.c $(call scen_lib,$(1)) $(LIBA) $(TEST_HDRS)
+	$$(CC) $(SCEN_INC) -Itests $$(DEFS) $$(CPPFLAGS) $$(PMS_CFLAGS) $$(CFLAGS) $$(LDFLAGS) \
+		-o $$@ $$< $(call scen_lib,$(1)) $$(LIBA) $$(LDLIBS)
+endef
+$(foreach s,$(SCENARIOS),$(eval $(call scenario_rules,$(s))))
+
+$(BIN): $(CMD_OBJ) $(REG_OBJ) $(SCEN_LIBS) $(LIBA)
+	$(CC) $(PMS_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(REG_OBJ) \
+		$(SCEN_LIBS) $(LIBA) $(LDLIBS)
+
+tests/unit/test-%: tests/unit/test-%.c $(LIBA) $(TEST_HDRS)
+	$(CC) $(LIB_INC) -Itests $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		-o $@ $< $(LIBA) $(LDLIBS)
 
 tests/bench/pms-bench: tests/bench/pms-bench.c $(LIBA)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(LIB_INC) -Itests $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		-o $@ $< $(LIBA) $(LDLIBS)
 
 # The emulated-arm64 guest's /init: static, libc only.
 $(O)/pms-guest-init: scripts/guest-init.c
@@ -83,8 +124,13 @@ unit: $(UNIT_BIN)
 # The whole suite: unit tests (no PMU, no root) then integration tests on
 # this machine's kernel (and on an emulated arm64 kernel: tests/integration/
 # arm64-qemu.t).  prove prints the summary CI reads.
-check: all $(UNIT_BIN)
-	prove -v --timer $(UNIT_BIN) tests/integration/*.t
+check: all $(UNIT_BIN) check-layout
+	prove -v --timer $(UNIT_BIN) $(INTEG)
+
+# The one-way dependency, checked: lib/ includes nothing of scenarios/ or
+# cmd/, a scenario nothing of another scenario's folder.
+check-layout:
+	@scripts/check-layout
 
 check-unit: all $(UNIT_BIN)
 	prove -v $(UNIT_BIN)
@@ -94,8 +140,9 @@ install: $(BIN)
 	install -D -m 644 pmustress.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmustress.1
 
 clean:
-	rm -f pmustress lib/libpmustress.a $(LIB_SRC:.c=.o) $(SCEN_SRC:.c=.o) $(CMD_SRC:.c=.o)
+	rm -f pmustress lib/libpmustress.a lib/*.o cmd/*.o scenarios/*.o scenarios/*/*.o \
+		scenarios/*/scenario.a
 	rm -f $(UNIT_BIN) tests/bench/pms-bench pms-guest-init
 	rm -rf build
 
-.PHONY: all check-deps unit check check-unit install clean cross-arm64
+.PHONY: all check-deps unit check check-unit check-layout install clean cross-arm64

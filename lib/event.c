@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 
-#include "pms-aux.h"
+#include "pms-auxabi.h"
 #include "pms-event.h"
 
 #define PMS_SYSFS_EVENT_SOURCE	"/sys/bus/event_source/devices"

@@ -38,7 +38,7 @@
 #include <hwloc.h>
 #include <tracefs.h>
 
-#include "pms-aux.h"
+#include "pms-auxabi.h"
 #include "pms-probe.h"
 #include "pms-util.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <signal.h>
 
-#include "pms-ioctl.h"
+#include "rules.h"
 
 int pms_ioctl_refresh_hang_risk(const char *release, char *why, size_t len)
 {

@@ -25,7 +25,7 @@
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
-#include "pms-skid.h"
+#include "rules.h"
 #include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"

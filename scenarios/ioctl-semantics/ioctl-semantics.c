@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "pms-counter.h"
-#include "pms-ioctl.h"
+#include "rules.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-thread.h"

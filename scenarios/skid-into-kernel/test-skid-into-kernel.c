@@ -13,7 +13,7 @@
 #include <linux/perf_event.h>
 
 #include "tap.h"
-#include "pms-skid.h"
+#include "rules.h"
 
 #define ST (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define P 100ULL

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "pms-aux-window.h"
+#include "window.h"
 #include "pms-util.h"
 
 static const char *const kind_names[PMS_AUXWIN_NR] = {

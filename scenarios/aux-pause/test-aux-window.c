@@ -13,7 +13,7 @@
 
 #include "tap.h"
 #include "json-path.h"
-#include "pms-aux-window.h"
+#include "window.h"
 
 #define ALLOW 64ULL
 #define AUXSZ 65536ULL

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "pms-disable-storm.h"
+#include "rules.h"
 #include "pms-oracle.h"
 
 #define MAXSIG	64

@@ -30,12 +30,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "pms-aux.h"
-#include "pms-aux-window.h"
+#include "abi.h"
+#include "window.h"
 #include "pms-cpus.h"
 #include "pms-event.h"
 #include "pms-perf.h"
-#include "pms-skid.h"
+#include "pms-ring.h"
 #include "pms-thread.h"
 #include "pms-util.h"
 #include "scenarios.h"

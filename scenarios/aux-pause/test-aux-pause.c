@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "pms-aux.h"
+#include "abi.h"
 
 static const struct pms_auxabi_case *find_case(const char *name)
 {

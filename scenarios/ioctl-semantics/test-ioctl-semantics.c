@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "pms-ioctl.h"
+#include "rules.h"
 
 #define P 100
 #define Q 150

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
-#include "pms-disable-storm.h"
+#include "rules.h"
 #include "pms-perf.h"
 
 static uint64_t now_ns(void)

@@ -24,7 +24,7 @@
 #include "pms-counter.h"
 #include "pms-counting.h"
 #include "pms-cpus.h"
-#include "pms-disable-storm.h"
+#include "rules.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
