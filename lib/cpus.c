@@ -124,14 +124,16 @@ out:
 	return ret;
 }
 
+const char *const pms_move_patterns[] = {
+	[PMS_MOVE_PINGPONG] = "ping-pong",
+	[PMS_MOVE_ROUNDROBIN] = "round-robin",
+	[PMS_MOVE_RANDOM] = "random",
+	NULL,
+};
+
 const char *pms_move_pattern_name(enum pms_move_pattern p)
 {
-	switch (p) {
-	case PMS_MOVE_PINGPONG: return "ping-pong";
-	case PMS_MOVE_ROUNDROBIN: return "round-robin";
-	case PMS_MOVE_RANDOM: return "random";
-	}
-	return "?";
+	return (unsigned int)p <= PMS_MOVE_RANDOM ? pms_move_patterns[p] : "?";
 }
 
 const char *pms_mover_kind_name(enum pms_mover_kind k)

@@ -89,6 +89,23 @@ json_object *pms_mover_to_json(const struct pms_mover *m);
 const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64_t t);
 
 const char *pms_move_pattern_name(enum pms_move_pattern p);
+
+/* The pattern names in enum order, NULL-terminated: an option's choices. */
+extern const char *const pms_move_patterns[];
+
+/*
+ * The mover's options that every moving scenario shares (its own --mover
+ * and --cpus say how it is switched on): order, pace and seed.
+ */
+#define PMS_MOVER_OPTS								\
+	{ .name = "pattern", .type = PMS_OPT_CHOICE, .def = "ping-pong",		\
+	  .choices = pms_move_patterns, .arg = "ping-pong|round-robin|random",	\
+	  .help = "order of the moves" },						\
+	{ .name = "move-interval", .type = PMS_OPT_INTERVAL, .def = "0", .min = 0,	\
+	  .max = 10 * 1000000000ull, .arg = "TIME",					\
+	  .help = "pause between moves (0: as fast as possible; bare number in us)" },	\
+	{ .name = "seed", .type = PMS_OPT_U64, .def = "1", .min = 0, .max = 0xffffffffu,	\
+	  .arg = "N", .help = "random seed for --pattern random" }
 const char *pms_mover_kind_name(enum pms_mover_kind k);
 
 /* Migrations the scheduler counted for thread @tid (se.nr_migrations), or -errno. */

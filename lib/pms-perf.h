@@ -71,6 +71,17 @@ struct pms_recorder {
 	void *hook_arg;
 };
 
+/*
+ * The recorder's fault-injection options (see pms_run_recorder()), for the
+ * scenarios whose oracle works on the recorded signals alone.
+ */
+#define PMS_INJECT_OPTS								\
+	{ .name = "inject-drop-every", .type = PMS_OPT_U64, .min = 2, .max = 1ull << 40,	\
+	  .arg = "N", .help = "TESTING: ignore every Nth signal, as a kernel that lost it "	\
+	  "would (proves the oracle catches losses end to end)" },			\
+	{ .name = "inject-stop-after", .type = PMS_OPT_U64, .min = 1, .max = 1ull << 40,	\
+	  .arg = "N", .help = "TESTING: ignore every signal after the Nth (proves the watchdog)" }
+
 /**
  * pms_recorder_init - allocate and prefault room for @cap signals (so the
  * handler never page-faults) and install the handler for @signo and SIGIO.

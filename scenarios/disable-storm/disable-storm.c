@@ -21,13 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pms-counter.h"
-#include "pms-counting.h"
-#include "pms-cpus.h"
+#include "pms-sigrun.h"
 #include "rules.h"
-#include "pms-oracle.h"
-#include "pms-perf.h"
-#include "pms-supervise.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -39,7 +34,6 @@ enum ds_sem_choice { DS_SEM_AUTO, DS_SEM_KEEPS, DS_SEM_RESTARTS };
 
 static const char *const togglers[] = { "thread", "self", "handler", NULL };
 static const char *const mover_kinds[] = { "none", "hwloc", "taskset", NULL };
-static const char *const patterns[] = { "ping-pong", "round-robin", "random", NULL };
 static const char *const sem_choices[] = { "auto", "keeps", "restarts", NULL };
 
 static const struct pms_opt_desc ds_opts[] = {
@@ -61,30 +55,15 @@ static const struct pms_opt_desc ds_opts[] = {
 	  .arg = "none|hwloc|taskset", .help = "also move the counting thread between CPUs" },
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
 	  .help = "CPUs the mover uses (default: two CPUs of the same CPU kind)" },
-	{ .name = "pattern", .type = PMS_OPT_CHOICE, .def = "ping-pong", .choices = patterns,
-	  .arg = "ping-pong|round-robin|random", .help = "order of the moves" },
-	{ .name = "move-interval", .type = PMS_OPT_INTERVAL, .def = "0", .min = 0,
-	  .max = 10 * NS_PER_S, .arg = "TIME",
-	  .help = "pause between moves (0: as fast as possible; bare number in us)" },
-	{ .name = "seed", .type = PMS_OPT_U64, .def = "1", .min = 0, .max = 0xffffffffu,
-	  .arg = "N", .help = "random seed for --pattern random" },
-	{ .name = "inject-drop-every", .type = PMS_OPT_U64, .min = 2, .max = 1ull << 40,
-	  .arg = "N", .help = "TESTING: ignore every Nth signal, as a kernel that lost it would" },
-	{ .name = "inject-stop-after", .type = PMS_OPT_U64, .min = 1, .max = 1ull << 40,
-	  .arg = "N", .help = "TESTING: ignore every signal after the Nth (proves the watchdog)" },
+	PMS_MOVER_OPTS,
+	PMS_INJECT_OPTS,
 };
 
 struct ds_state {
-	struct pms_counter c;
-	struct pms_recorder rec;
+	struct pms_sigrun r;		/* counter, recorder, mover, counting thread */
 	struct pms_toggle_log log;
-	struct pms_mover mover;
 	enum ds_toggler toggler;
 	uint64_t interval_ns;
-	bool use_mover;
-	hwloc_bitmap_t cpus;
-	char cpus_why[256];
-	int signo;
 
 	/* what ENABLE does to the period, and where that came from */
 	struct pms_enable_probe probe;
@@ -94,13 +73,11 @@ struct ds_state {
 	char sem_source[256];
 
 	pthread_t toggler_thread;
-	bool toggler_started, recorder_ready;
+	bool toggler_started;
 	sem_t counting;
 	int toggler_stop;
 	uint64_t last_handler_toggle, self_next;
-	struct pms_workload work;
 	uint64_t toggle_start_ns, toggle_end_ns;
-	struct pms_counting k;		/* the counting thread and what it measured */
 };
 
 /* In the overflow handler, after the recorder read the value. */
@@ -118,7 +95,7 @@ static void handler_toggle(void *arg, const siginfo_t *si)
 			return;
 		st->last_handler_toggle = now;
 	}
-	pms_toggle_once(st->k.fd, &st->log);
+	pms_toggle_once(st->r.k.fd, &st->log);
 }
 
 /* The counting thread's hooks: the toggler starts once the counter runs from 0. */
@@ -143,7 +120,7 @@ static void counting_step(void *arg)
 			return;
 		st->self_next = now + st->interval_ns;
 	}
-	pms_toggle_once(st->k.fd, &st->log);
+	pms_toggle_once(st->r.k.fd, &st->log);
 }
 
 /* No toggle (from the handler either) may switch it back on. */
@@ -162,7 +139,7 @@ static void *toggler_main(void *arg)
 	while (sem_wait(&st->counting) && errno == EINTR)
 		;
 	while (!__atomic_load_n(&st->toggler_stop, __ATOMIC_RELAXED)) {
-		if (pms_toggle_once(st->k.fd, &st->log) == -ENOSPC)
+		if (pms_toggle_once(st->r.k.fd, &st->log) == -ENOSPC)
 			break;
 		if (st->interval_ns) {
 			struct timespec ts = { (time_t)(st->interval_ns / NS_PER_S),
@@ -184,15 +161,15 @@ static void *toggler_main(void *arg)
 static void choose_semantics(struct pms_run *run, struct ds_state *st)
 {
 	enum ds_sem_choice ch = (enum ds_sem_choice)pms_opt_u64(&run->opts, "enable-semantics");
-	enum pms_semantics declared = st->c.ev.sem;
+	enum pms_semantics declared = st->r.c.ev.sem;
 	int ret;
 
 	st->applied = declared;
-	st->probe_applies = st->c.ev.breakpoint ||
+	st->probe_applies = st->r.c.ev.breakpoint ||
 			    (declared == PMS_SEM_RESTART_ON_ENABLE &&
-			     st->work.kind == PMS_WORKLOAD_PAGE_FAULTS);
+			     st->r.work.kind == PMS_WORKLOAD_PAGE_FAULTS);
 	if (st->probe_applies) {
-		ret = pms_enable_probe(&st->c, &st->work, SIGRTMIN + 5, &st->probe);
+		ret = pms_enable_probe(&st->r.c, &st->r.work, SIGRTMIN + 5, &st->probe);
 		st->enable_sem = ret ? PMS_ENABLE_UNKNOWN : st->probe.result;
 	}
 	if (ch == DS_SEM_KEEPS || ch == DS_SEM_RESTARTS) {
@@ -227,54 +204,26 @@ static void choose_semantics(struct pms_run *run, struct ds_state *st)
 static enum pms_status ds_setup(struct pms_run *run)
 {
 	struct ds_state *st = calloc(1, sizeof(*st));
-	const char *cpus = pms_opt_str(&run->opts, "cpus");
 	enum ds_mover mk = (enum ds_mover)pms_opt_u64(&run->opts, "mover");
 	enum pms_status s;
-	char err[256];
 	int ret;
 
 	if (!st)
 		return PMS_E_SETUP;
 	run->priv = st;
-	pms_counting_init(&st->k);
+	pms_sigrun_init(&st->r);
 	sem_init(&st->counting, 0, 0);
 	st->toggler = (enum ds_toggler)pms_opt_u64(&run->opts, "toggler");
 	st->interval_ns = pms_opt_u64(&run->opts, "toggle-interval");
-	st->use_mover = mk != DS_MOVER_NONE;
-	st->cpus = hwloc_bitmap_alloc();
-
-	if (cpus) {
-		if (pms_cpus_parse(run->topo, cpus, st->cpus, err, sizeof(err))) {
-			snprintf(run->reason, sizeof(run->reason), "%s", err);
-			return PMS_E_CPUS;
-		}
-		if (st->use_mover && hwloc_bitmap_weight(st->cpus) < 2) {
-			snprintf(run->reason, sizeof(run->reason), "bad CPU list '%s': the mover "
-				 "needs at least two CPUs (or --mover none)", cpus);
-			return PMS_E_CPUS;
-		}
-		snprintf(st->cpus_why, sizeof(st->cpus_why), "--cpus");
-	} else if (pms_cpus_default_pair(run->topo, st->cpus, st->cpus_why,
-					 sizeof(st->cpus_why))) {
-		if (st->use_mover) {
-			snprintf(run->reason, sizeof(run->reason), "the mover needs two CPUs "
-				 "of one kind and this machine has fewer (%s); --mover none "
-				 "runs without it",
-				 st->cpus_why);
-			return PMS_E_SKIP;
-		}
-		hwloc_bitmap_copy(st->cpus, hwloc_topology_get_allowed_cpuset(run->topo));
-	}
-
-	s = pms_counter_resolve(run, "cycles", 10000, 100, &st->c);
+	st->r.preferred = "cycles";
+	st->r.hw_period = 10000;
+	st->r.bp_period = 100;
+	st->r.use_mover = mk != DS_MOVER_NONE;
+	st->r.mover_kind = mk == DS_MOVER_TASKSET ? PMS_MOVER_TASKSET : PMS_MOVER_HWLOC;
+	st->r.no_mover_hint = "--mover none";
+	s = pms_sigrun_setup(run, &st->r);
 	if (s)
 		return s;
-	ret = pms_workload_init(&st->work, pms_workload_for(&st->c.ev));
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the workload: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
 	choose_semantics(run, st);
 	ret = pms_toggle_log_init(&st->log, pms_opt_u64(&run->opts, "max-toggles"));
 	if (ret) {
@@ -282,33 +231,15 @@ static enum pms_status ds_setup(struct pms_run *run)
 			 strerror(-ret));
 		return PMS_E_SETUP;
 	}
-
-	st->signo = SIGRTMIN + 4;
-	s = pms_run_recorder(run, &st->rec, st->signo);
-	if (s)
-		return s;
-	st->recorder_ready = true;
 	if (st->toggler == DS_HANDLER) {
-		st->rec.hook = handler_toggle;
-		st->rec.hook_arg = st;
+		st->r.rec.hook = handler_toggle;
+		st->r.rec.hook_arg = st;
 	}
-
-	st->mover.topo = run->topo;
-	st->mover.cpus = st->cpus;
-	st->mover.kind = mk == DS_MOVER_TASKSET ? PMS_MOVER_TASKSET : PMS_MOVER_HWLOC;
-	st->mover.pattern = (enum pms_move_pattern)pms_opt_u64(&run->opts, "pattern");
-	st->mover.interval_ns = pms_opt_u64(&run->opts, "move-interval");
-	st->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
-	st->mover.log_cap = 1u << 20;
-
-	st->k.c = &st->c;
-	st->k.work = &st->work;
-	st->k.signo = st->signo;
-	st->k.enabled = counting_enabled;
-	st->k.step = counting_step;
-	st->k.disabling = counting_disabling;
-	st->k.arg = st;
-	s = pms_counting_start(&st->k, run->reason, sizeof(run->reason));
+	st->r.k.enabled = counting_enabled;
+	st->r.k.step = counting_step;
+	st->r.k.disabling = counting_disabling;
+	st->r.k.arg = st;
+	s = pms_sigrun_start(run, &st->r);
 	if (s)
 		return s;
 	if (st->toggler == DS_THREAD) {
@@ -336,8 +267,8 @@ static void stop_toggler(struct ds_state *st)
 
 /*
  * Each anomaly next to the toggles around it, on the one clock both were
- * stamped with; the move before it goes into the anomaly itself, as in
- * lost-overflow.  Returns the toggle list for the disable_storm section.
+ * stamped with (the move before it is already in the anomaly itself).
+ * Returns the toggle list for the disable_storm section.
  */
 static json_object *annotate_anomalies(const struct ds_state *st, json_object *oracle,
 				       uint64_t nt)
@@ -350,7 +281,6 @@ static json_object *annotate_anomalies(const struct ds_state *st, json_object *o
 		return out;
 	for (i = 0; i < json_object_array_length(list); i++) {
 		json_object *a = json_object_array_get_idx(list, i), *t, *n, *o;
-		const struct pms_rebind *rb = NULL;
 		uint64_t time_ns;
 		long k;
 
@@ -374,11 +304,6 @@ static json_object *annotate_anomalies(const struct ds_state *st, json_object *o
 				       json_object_new_uint64(st->log.t[k + 1].disable_ns -
 							      time_ns) : NULL);
 		json_object_array_add(out, o);
-		if (st->use_mover)
-			rb = pms_mover_last_before(&st->mover, time_ns);
-		json_object_object_add(a, "since_rebind_ns",
-				       rb ? json_object_new_uint64(time_ns - rb->time_ns) : NULL);
-		json_object_object_add(a, "rebind_cpu", rb ? json_object_new_int(rb->cpu) : NULL);
 	}
 	return out;
 }
@@ -393,29 +318,6 @@ static json_object *count_check(void)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "applies", json_object_new_boolean(false));
-	return o;
-}
-
-static json_object *affinity_json(const struct ds_state *st)
-{
-	json_object *o = json_object_new_object();
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	char a[1024], b[1024];
-	int cpu;
-
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &st->k.aff_initial))
-			hwloc_bitmap_set(set, (unsigned int)cpu);
-	pms_cpus_format(set, a, sizeof(a));
-	hwloc_bitmap_zero(set);
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &st->k.aff_final))
-			hwloc_bitmap_set(set, (unsigned int)cpu);
-	pms_cpus_format(set, b, sizeof(b));
-	hwloc_bitmap_free(set);
-	json_object_object_add(o, "initial", json_object_new_string(a));
-	json_object_object_add(o, "final", json_object_new_string(b));
-	json_object_object_add(o, "restored", json_object_new_boolean(st->k.aff_restored));
 	return o;
 }
 
@@ -445,7 +347,7 @@ static json_object *storm_json(const struct ds_state *st, uint64_t nt, long nr_r
 	json_object_object_add(o, "log_capacity", json_object_new_uint64(st->log.cap));
 	json_object_object_add(o, "log_full", json_object_new_uint64(st->log.full));
 	json_object_object_add(o, "seconds",
-			       json_object_new_double((double)(st->k.end_ns - st->k.start_ns) / 1e9));
+			       json_object_new_double((double)(st->r.k.end_ns - st->r.k.start_ns) / 1e9));
 	json_object_object_add(o, "storm_seconds", nt ? json_object_new_double(
 		(double)(st->log.t[nt - 1].enable_ns - st->log.t[0].disable_ns) / 1e9) : NULL);
 	json_object_object_add(o, "toggles_per_second",
@@ -455,15 +357,15 @@ static json_object *storm_json(const struct ds_state *st, uint64_t nt, long nr_r
 	json_object_object_add(o, "last_toggle_ns", nt ?
 			       json_object_new_uint64(st->log.t[nt - 1].enable_ns) : NULL);
 	/* How much of the work the storm let the counter see. */
-	json_object_object_add(o, "counted_fraction", st->c.ev.breakpoint && st->k.final_valid &&
-			       st->work.iterations ? json_object_new_double(
-				       (double)st->k.final_value / (double)st->work.iterations) :
+	json_object_object_add(o, "counted_fraction", st->r.c.ev.breakpoint && st->r.k.final_valid &&
+			       st->r.work.iterations ? json_object_new_double(
+				       (double)st->r.k.final_value / (double)st->r.work.iterations) :
 			       NULL);
 	json_object_object_add(o, "restarts_to_oracle", nr_restarts >= 0 ?
 			       json_object_new_int64(nr_restarts) : NULL);
 
 	json_object_object_add(e, "declared",
-			       json_object_new_string(pms_semantics_name(st->c.ev.sem)));
+			       json_object_new_string(pms_semantics_name(st->r.c.ev.sem)));
 	json_object_object_add(e, "enable", json_object_new_string(
 		pms_enable_sem_name(st->enable_sem)));
 	json_object_object_add(e, "applied",
@@ -486,35 +388,23 @@ static void ds_progress(void *arg, char *buf, size_t len, uint64_t seen)
 static void ds_run(struct pms_run *run)
 {
 	struct ds_state *st = run->priv;
-	struct pms_supervisor sup = {
-		.rec = &st->rec, .fd = st->k.fd, .period = st->c.period,
-		.progress = ds_progress, .arg = st,
-	};
+	struct pms_sigrun *r = &st->r;
 	uint64_t nt;
-	struct pms_oracle_cfg cfg = { 0 };
+	struct pms_oracle_cfg cfg;
 	struct pms_oracle_result res = { 0 };
-	char oracle_reason[480];
 	uint64_t *restarts = NULL;
 	long nr_restarts = -1;
-	size_t len;
+	char idle[256];
 	json_object *o, *near;
 	int ret;
 
-	pms_counting_go(&st->k);
-	st->mover.target = st->k.tid;
-	sup.mover = st->use_mover ? &st->mover : NULL;
 	/* A storm that silences the counter is the bug, not a hang: the watchdog. */
-	pms_supervise(run, &sup);
+	pms_sigrun_supervise(run, r, ds_progress, st);
 	stop_toggler(st);
-	pms_counting_stop(&st->k);
+	pms_sigrun_stop(r);
 	nt = __atomic_load_n(&st->log.n, __ATOMIC_ACQUIRE);
 
-	cfg.period = st->c.period;
-	cfg.tolerance = st->c.tolerance;
-	cfg.sem = st->applied;
-	cfg.final_valid = st->k.final_valid && !st->rec.dropped;
-	cfg.final_value = st->k.final_value;
-	cfg.max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
+	pms_sigrun_oracle_cfg(run, r, st->applied, &cfg);
 	if (cfg.sem == PMS_SEM_RESTART_ON_ENABLE) {
 		restarts = malloc((nt ? nt : 1) * sizeof(*restarts));
 		if (!restarts) {
@@ -527,8 +417,7 @@ static void ds_run(struct pms_run *run)
 		cfg.nr_restarts = nr_restarts > 0 ? (size_t)nr_restarts : 0;
 	}
 	ret = nr_restarts == -EINVAL ? -EINVAL :
-	      pms_oracle_classify(&cfg, st->rec.sig, st->rec.n < st->rec.cap ? st->rec.n :
-				  st->rec.cap, &res);
+	      pms_oracle_classify(&cfg, r->rec.sig, pms_sigrun_nsignals(r), &res);
 	if (ret) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
@@ -536,105 +425,38 @@ static void ds_run(struct pms_run *run)
 		return;
 	}
 
-	json_object_object_add(run->result, "counter", pms_counter_to_json(&st->c));
-	o = json_object_new_object();
-	json_object_object_add(o, "kind", json_object_new_string(pms_workload_name(st->work.kind)));
-	json_object_object_add(o, "description", json_object_new_string(
-		st->work.kind == PMS_WORKLOAD_PAGE_FAULTS ?
-		"user loop calling pms_workload_tick(), then one minor page fault per call" :
-		"user loop calling pms_workload_tick() (a breakpoint counts each call)"));
-	json_object_object_add(o, "iterations", json_object_new_uint64(st->work.iterations));
-	json_object_object_add(o, "final_count", st->k.final_valid ?
-			       json_object_new_uint64(st->k.final_value) : NULL);
-	json_object_object_add(o, "seconds",
-			       json_object_new_double((double)(st->k.end_ns - st->k.start_ns) / 1e9));
-	json_object_object_add(o, "tid", json_object_new_int(st->k.tid));
-	json_object_object_add(o, "count_check", count_check());
-	json_object_object_add(run->result, "workload", o);
-
-	o = st->use_mover ? pms_mover_to_json(&st->mover) : json_object_new_object();
-	json_object_object_add(o, "enabled", json_object_new_boolean(st->use_mover));
-	{
-		char cpus[1024];
-
-		pms_cpus_format(st->cpus, cpus, sizeof(cpus));
-		json_object_object_add(o, "cpus", json_object_new_string(cpus));
-	}
-	json_object_object_add(o, "cpus_source", json_object_new_string(st->cpus_why));
-	json_object_object_add(o, "migrations_counted", st->k.migrations_valid ?
-			       json_object_new_uint64(st->k.migrations_counted) : NULL);
-	json_object_object_add(o, "migrations_sched", st->k.nr_migrations_sched >= 0 ?
-			       json_object_new_int64(st->k.nr_migrations_sched) : NULL);
-	json_object_object_add(run->result, "mover", o);
-	json_object_object_add(run->result, "affinity", affinity_json(st));
-	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
-
-	o = pms_oracle_to_json(&cfg, &res);
+	o = pms_sigrun_report(run, r, count_check(), &cfg, &res);
 	near = annotate_anomalies(st, o, nt);
-	json_object_object_add(run->result, "oracle", o);
-
-	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&sup.wd));
 	json_object_object_add(run->result, "disable_storm", storm_json(st, nt, nr_restarts, near));
 
-	if (run->verdict == PMS_VERDICT_ERROR) {
-		/* the mover failed to start: reason already set */
-	} else if (sup.wd.stalled) {
-		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "%s", sup.wd.message);
-	} else if (pms_oracle_failed(&cfg, &res, oracle_reason, sizeof(oracle_reason)) ||
-		   sup.wd.fired) {
-		run->verdict = PMS_VERDICT_FAIL;
-		snprintf(run->reason, sizeof(run->reason), "%s%s%s", sup.wd.message,
-			 sup.wd.fired ? "; " : "", oracle_reason);
-	} else if (!res.signals && (!st->k.final_valid || st->k.final_value < st->c.period)) {
-		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
-			 "reached %llu, below one period (%llu); run longer or lower --period",
-			 (unsigned long long)st->k.final_value, (unsigned long long)st->c.period);
-	} else if (!nt) {
-		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "no toggle happened: the storm did "
-			 "not run (%s toggler), so nothing was tested", togglers[st->toggler]);
-	} else {
-		run->verdict = PMS_VERDICT_PASS;
-		snprintf(run->reason, sizeof(run->reason), "%s", oracle_reason);
-	}
-	len = strlen(run->reason);
-	snprintf(run->reason + len, sizeof(run->reason) - len, "; %llu signals for %llu "
-		 "overflows implied; %llu DISABLE/ENABLE toggles (%.0f/s, %s toggler, %s "
-		 "semantics: ENABLE %s, %s)", (unsigned long long)res.signals,
-		 (unsigned long long)res.overflows_implied, (unsigned long long)nt,
-		 toggle_rate(st, nt), togglers[st->toggler], pms_semantics_name(st->applied),
-		 pms_enable_sem_name(st->enable_sem), st->sem_source);
+	snprintf(idle, sizeof(idle), "no toggle happened: the storm did not run (%s toggler), "
+		 "so nothing was tested", togglers[st->toggler]);
+	pms_sigrun_verdict(run, r, &cfg, &res, nt ? NULL : idle);
+	pms_run_append_reason(run, "%llu signals for %llu overflows implied; %llu "
+			      "DISABLE/ENABLE toggles (%.0f/s, %s toggler, %s semantics: "
+			      "ENABLE %s, %s)", (unsigned long long)res.signals,
+			      (unsigned long long)res.overflows_implied, (unsigned long long)nt,
+			      toggle_rate(st, nt), togglers[st->toggler],
+			      pms_semantics_name(st->applied), pms_enable_sem_name(st->enable_sem),
+			      st->sem_source);
 	if (res.nr_anomalies) {
 		const struct pms_anomaly *a = &res.anomalies[0];
 		long k = pms_toggle_last_before(st->log.t, nt, a->time_ns);
 
-		len = strlen(run->reason);
 		if (k >= 0)
-			snprintf(run->reason + len, sizeof(run->reason) - len, "; first anomaly: "
-				 "signal #%llu (%s) %.1f us after toggle #%ld",
-				 (unsigned long long)a->signal, pms_class_name(a->cls),
-				 (double)(a->time_ns - st->log.t[k].disable_ns) / 1e3, k + 1);
+			pms_run_append_reason(run, "first anomaly: signal #%llu (%s) %.1f us "
+					      "after toggle #%ld", (unsigned long long)a->signal,
+					      pms_class_name(a->cls),
+					      (double)(a->time_ns - st->log.t[k].disable_ns) / 1e3,
+					      k + 1);
 	}
-	if (st->log.full) {
-		len = strlen(run->reason);
-		snprintf(run->reason + len, sizeof(run->reason) - len, "; the toggle log filled "
-			 "up: the storm stopped after %.2f s of %.2f (raise --max-toggles)",
-			 (double)(st->log.t[nt - 1].enable_ns - st->log.t[0].disable_ns) / 1e9,
-			 (double)(st->k.end_ns - st->k.start_ns) / 1e9);
-	}
-	if (sup.full || st->rec.dropped) {
-		len = strlen(run->reason);
-		snprintf(run->reason + len, sizeof(run->reason) - len,
-			 "; signal storage full after %llu signals (%llu dropped): "
-			 "the final count was not used",
-			 (unsigned long long)st->rec.n, (unsigned long long)st->rec.dropped);
-	}
-	if (st->rec.injected)
-		pms_run_append_reason(run, "FAULT INJECTION: %llu signals were ignored on purpose "
-				      "(--inject-*), this run does not describe the kernel",
-				      (unsigned long long)st->rec.injected);
+	if (st->log.full)
+		pms_run_append_reason(run, "the toggle log filled up: the storm stopped after "
+				      "%.2f s of %.2f (raise --max-toggles)",
+				      (double)(st->log.t[nt - 1].enable_ns -
+					       st->log.t[0].disable_ns) / 1e9,
+				      (double)(st->r.k.end_ns - st->r.k.start_ns) / 1e9);
+	pms_sigrun_caveats(run, r);
 	free(restarts);
 	pms_oracle_result_free(&res);
 }
@@ -645,15 +467,10 @@ static void ds_teardown(struct pms_run *run)
 
 	if (!st)
 		return;
-	pms_mover_stop(&st->mover);
+	pms_mover_stop(&st->r.mover);
 	stop_toggler(st);
-	pms_counting_fini(&st->k);
-	if (st->recorder_ready)
-		pms_recorder_fini(&st->rec);
+	pms_sigrun_fini(&st->r);
 	pms_toggle_log_fini(&st->log);
-	pms_mover_free(&st->mover);
-	hwloc_bitmap_free(st->cpus);
-	pms_workload_fini(&st->work);
 	sem_destroy(&st->counting);
 	free(st);
 	run->priv = NULL;

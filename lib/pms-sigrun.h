@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_SIGRUN_H
+#define PMS_SIGRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <hwloc.h>
+#include <json-c/json.h>
+
+#include "pms-counter.h"
+#include "pms-counting.h"
+#include "pms-cpus.h"
+#include "pms-oracle.h"
+#include "pms-perf.h"
+#include "pms-scenario.h"
+#include "pms-supervise.h"
+
+/*
+ * The shape every signal-counting scenario shares (lost-overflow,
+ * disable-storm): the CPU set the mover uses, the counter, the workload,
+ * the overflow recorder, the counting thread and the supervising loop; then
+ * the oracle's configuration, the shared result sections and the verdict.
+ * A scenario fills the few fields below, adds its own stressor around the
+ * counting thread's hooks, and keeps only what is its own.
+ */
+struct pms_sigrun {
+	/* set by the scenario before pms_sigrun_setup() */
+	const char *preferred;		/* default event, e.g. "instructions" */
+	uint64_t hw_period, bp_period;	/* default periods: hardware, breakpoint */
+	bool use_mover;
+	enum pms_mover_kind mover_kind;
+	const char *no_mover_hint;	/* the option that runs without it, for messages */
+	bool pin_control;		/* without the mover, stay on the set's first CPU */
+
+	/* filled by pms_sigrun_setup(); the scenario may set k's hooks before start */
+	struct pms_counter c;
+	struct pms_recorder rec;
+	struct pms_mover mover;
+	struct pms_workload work;
+	struct pms_counting k;
+	struct pms_supervisor sup;
+	hwloc_bitmap_t cpus;
+	char cpus_why[256];
+	int signo;
+	bool recorder_ready;
+};
+
+/* Before anything else; pms_sigrun_fini() may then always be called. */
+void pms_sigrun_init(struct pms_sigrun *s);
+
+/**
+ * pms_sigrun_setup - the CPU set (--cpus, or two CPUs of one kind), the
+ * counter, its workload, the recorder and the mover's settings (--pattern,
+ * --move-interval, --seed).  The counting thread is not started yet, so the
+ * scenario can still set its hooks.
+ * Return: PMS_OK, or the status with run->reason set.
+ */
+enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s);
+
+/* Start the counting thread (its counter opened on itself). */
+enum pms_status pms_sigrun_start(struct pms_run *run, struct pms_sigrun *s);
+
+/**
+ * pms_sigrun_supervise - count and move until the run ends (see
+ * pms_supervise()); the caller stops its own stressor after this, then
+ * calls pms_sigrun_stop().
+ */
+void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
+			  void (*progress)(void *arg, char *buf, size_t len, uint64_t seen),
+			  void *arg);
+
+/* Stop the counting thread: the final count is read then. */
+void pms_sigrun_stop(struct pms_sigrun *s);
+
+/* The oracle's configuration for this run's counter, semantics @sem. */
+void pms_sigrun_oracle_cfg(const struct pms_run *run, const struct pms_sigrun *s,
+			   enum pms_semantics sem, struct pms_oracle_cfg *cfg);
+
+/* Signals recorded so far (never past the storage). */
+size_t pms_sigrun_nsignals(const struct pms_sigrun *s);
+
+/**
+ * pms_sigrun_report - the shared result sections: counter, workload (with
+ * @count_check, owned), mover, affinity, recorder, and the oracle's (each
+ * anomaly with the rebind before it) and the watchdog's.
+ * Return: the oracle section, for the scenario to annotate further.
+ */
+json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
+			       json_object *count_check, const struct pms_oracle_cfg *cfg,
+			       const struct pms_oracle_result *res);
+
+/**
+ * pms_sigrun_verdict - the verdict of a counting run, in this order: the
+ * mover failed to start (already an error), the counter stalled, the oracle
+ * or the watchdog found the bug, nothing overflowed, @stressor_idle (non-NULL:
+ * the stressor did not run, an error saying so), else a pass.
+ */
+void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
+			const struct pms_oracle_cfg *cfg, const struct pms_oracle_result *res,
+			const char *stressor_idle);
+
+/* Append what limits the run's meaning: a full signal store, fault injection. */
+void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s);
+
+/* Stop and free everything; puts the thread's affinity back. */
+void pms_sigrun_fini(struct pms_sigrun *s);
+
+#endif
