@@ -158,12 +158,18 @@ int cmd_run(int argc, char **argv)
 	st = PMS_OK;
 	if (sc->unsupported && sc->unsupported(&run, run.reason, sizeof(run.reason)))
 		st = PMS_E_SKIP;
+	if (st == PMS_OK && sc->priv_size && !(run.priv = calloc(1, sc->priv_size))) {
+		snprintf(run.reason, sizeof(run.reason), "out of memory for the scenario's state");
+		st = PMS_E_SETUP;
+	}
 	if (st == PMS_OK)
 		st = sc->setup(&run);
 	if (st == PMS_OK)
 		sc->run(&run);
-	if (sc->teardown)
+	if (sc->teardown && run.priv)
 		sc->teardown(&run);
+	free(run.priv);
+	run.priv = NULL;
 	if (run.tty)
 		fprintf(stderr, "\r\033[K");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

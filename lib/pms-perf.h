@@ -90,7 +90,7 @@ struct pms_recorder {
  */
 int pms_recorder_init(struct pms_recorder *r, size_t cap, int signo);
 
-/* Restore the previous handlers and free the storage. */
+/* Restore the previous handlers and free the storage; a no-op unless installed. */
 void pms_recorder_fini(struct pms_recorder *r);
 
 /**

@@ -38,6 +38,8 @@ struct pms_scenario {
 	const char *summary;	/* one line */
 	const char *seed;	/* the bug report it reproduces */
 	const char *needs;	/* what it needs, for `list` and help */
+	/* run->priv: this many zeroed bytes before setup, freed after teardown */
+	size_t priv_size;
 	const struct pms_opt_desc *opts;
 	size_t nr_opts;
 	/* NULL or a reason this machine cannot run it (returns true). */
@@ -93,6 +95,21 @@ struct pms_recorder;
  * Return: PMS_OK, or PMS_E_SETUP with run->reason set.
  */
 enum pms_status pms_run_recorder(struct pms_run *run, struct pms_recorder *rec, int signo);
+
+struct pms_workload;
+struct pms_event;
+struct pms_thread;
+
+/* The workload @ev needs, in @w.  Return: PMS_OK, or PMS_E_SETUP with the reason. */
+enum pms_status pms_run_workload(struct pms_run *run, struct pms_workload *w,
+				 const struct pms_event *ev);
+
+/*
+ * Start @t running @fn(@arg); @what names the thread in the reason if it
+ * cannot start.  Return: PMS_OK or PMS_E_SETUP.
+ */
+enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *(*fn)(void *),
+			       void *arg, const char *what);
 
 const char *pms_verdict_name(enum pms_verdict v);
 

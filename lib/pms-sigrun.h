@@ -43,7 +43,6 @@ struct pms_sigrun {
 	hwloc_bitmap_t cpus;
 	char cpus_why[256];
 	int signo;
-	bool recorder_ready;
 };
 
 /* Before anything else; pms_sigrun_fini() may then always be called. */

@@ -13,8 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "pms-counter.h"
 #include "pms-perf.h"
 #include "pms-scenario.h"
+#include "pms-thread.h"
 #include "pms-util.h"
 
 #define NS_PER_S 1000000000ull
@@ -94,6 +96,32 @@ enum pms_status pms_run_recorder(struct pms_run *run, struct pms_recorder *rec, 
 	/* Options the scenario does not have read as 0: no injection. */
 	rec->inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
 	rec->inject_stop_after = pms_opt_u64(&run->opts, "inject-stop-after");
+	return PMS_OK;
+}
+
+enum pms_status pms_run_workload(struct pms_run *run, struct pms_workload *w,
+				 const struct pms_event *ev)
+{
+	int ret = pms_workload_init(w, pms_workload_for(ev));
+
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot set up the workload: %s",
+			 strerror(-ret));
+		return PMS_E_SETUP;
+	}
+	return PMS_OK;
+}
+
+enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *(*fn)(void *),
+			       void *arg, const char *what)
+{
+	int ret = pms_thread_start(t, fn, arg);
+
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot start the %s: %s", what,
+			 strerror(ret));
+		return PMS_E_SETUP;
+	}
 	return PMS_OK;
 }
 

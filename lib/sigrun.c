@@ -57,7 +57,6 @@ static enum pms_status choose_cpus(struct pms_run *run, struct pms_sigrun *s)
 enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 {
 	enum pms_status st;
-	int ret;
 
 	st = choose_cpus(run, s);
 	if (st)
@@ -65,17 +64,13 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	st = pms_counter_resolve(run, s->preferred, s->hw_period, s->bp_period, &s->c);
 	if (st)
 		return st;
-	ret = pms_workload_init(&s->work, pms_workload_for(&s->c.ev));
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the workload: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
+	st = pms_run_workload(run, &s->work, &s->c.ev);
+	if (st)
+		return st;
 	s->signo = SIGRTMIN + 4;
 	st = pms_run_recorder(run, &s->rec, s->signo);
 	if (st)
 		return st;
-	s->recorder_ready = true;
 
 	s->mover.topo = run->topo;
 	s->mover.cpus = s->cpus;
@@ -297,9 +292,7 @@ void pms_sigrun_fini(struct pms_sigrun *s)
 {
 	pms_mover_stop(&s->mover);
 	pms_counting_fini(&s->k);
-	if (s->recorder_ready)
-		pms_recorder_fini(&s->rec);
-	s->recorder_ready = false;
+	pms_recorder_fini(&s->rec);
 	pms_mover_free(&s->mover);
 	if (s->cpus)
 		hwloc_bitmap_free(s->cpus);

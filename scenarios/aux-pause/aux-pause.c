@@ -361,15 +361,12 @@ static enum pms_status confine_to_pmu(struct pms_run *run, struct ap_state *st)
 
 static enum pms_status ap_setup(struct pms_run *run)
 {
-	struct ap_state *st = calloc(1, sizeof(*st));
+	struct ap_state *st = run->priv;
 	const char *cpus = pms_opt_str(&run->opts, "cpus");
 	enum pms_status s;
 	char err[256];
 	int ret;
 
-	if (!st)
-		return PMS_E_SETUP;
-	run->priv = st;
 	st->part = (enum ap_part)pms_opt_u64(&run->opts, "part");
 	st->sys = (enum ap_sys)pms_opt_u64(&run->opts, "syscall");
 	st->paused_loop = pms_opt_u64(&run->opts, "paused-loop");
@@ -979,8 +976,6 @@ static void ap_teardown(struct pms_run *run)
 	struct ap_state *st = run->priv;
 	unsigned int i;
 
-	if (!st)
-		return;
 	for (i = 0; i < MAX_WORKERS; i++) {
 		struct ap_worker *w = &st->w[i];
 
@@ -1006,8 +1001,6 @@ static void ap_teardown(struct pms_run *run)
 	if (st->cpus)
 		hwloc_bitmap_free(st->cpus);
 	pms_tracefs_release(st->tracefs, st->tracefs_ours);
-	free(st);
-	run->priv = NULL;
 }
 
 static void ap_availability(const struct pms_run *run, char *buf, size_t len)
@@ -1030,6 +1023,7 @@ const struct pms_scenario pms_scenario_aux_pause = {
 		"CoreSight ETM 6.16): NMI pause/resume is skipped when another is in progress",
 	.needs = "nothing for the ABI matrix; an AUX PMU that can pause (intel_pt, cs_etm) for "
 		 "the race stress",
+	.priv_size = sizeof(struct ap_state),
 	.opts = ap_opts,
 	.nr_opts = PMS_ARRAY_SIZE(ap_opts),
 	.availability = ap_availability,

@@ -203,14 +203,11 @@ static void choose_semantics(struct pms_run *run, struct ds_state *st)
 
 static enum pms_status ds_setup(struct pms_run *run)
 {
-	struct ds_state *st = calloc(1, sizeof(*st));
+	struct ds_state *st = run->priv;
 	enum ds_mover mk = (enum ds_mover)pms_opt_u64(&run->opts, "mover");
 	enum pms_status s;
 	int ret;
 
-	if (!st)
-		return PMS_E_SETUP;
-	run->priv = st;
 	pms_sigrun_init(&st->r);
 	sem_init(&st->counting, 0, 0);
 	st->toggler = (enum ds_toggler)pms_opt_u64(&run->opts, "toggler");
@@ -465,15 +462,11 @@ static void ds_teardown(struct pms_run *run)
 {
 	struct ds_state *st = run->priv;
 
-	if (!st)
-		return;
 	pms_mover_stop(&st->r.mover);
 	stop_toggler(st);
 	pms_sigrun_fini(&st->r);
 	pms_toggle_log_fini(&st->log);
 	sem_destroy(&st->counting);
-	free(st);
-	run->priv = NULL;
 }
 
 const struct pms_scenario pms_scenario_disable_storm = {
@@ -483,6 +476,7 @@ const struct pms_scenario pms_scenario_disable_storm = {
 	.seed = "LKML armv8pmu thread (pending overflow thrown away at PERF_EVENT_IOC_DISABLE); "
 		"sigtrap pending_disable race fixed by ca6c21327c6a (6.1-rc)",
 	.needs = "a hardware PMU (else the breakpoint substitute); two CPUs for --mover",
+	.priv_size = sizeof(struct ds_state),
 	.opts = ds_opts,
 	.nr_opts = PMS_ARRAY_SIZE(ds_opts),
 	.setup = ds_setup,

@@ -104,7 +104,6 @@ struct io_state {
 	char release[65];
 
 	struct pms_thread thread;
-	bool recorder_ready;
 	int done;
 	pid_t tid;
 	uint64_t storm_ns, start_ns, end_ns;
@@ -672,14 +671,10 @@ static int parse_only(struct io_state *st, const char *list, char *err, size_t l
 
 static enum pms_status io_setup(struct pms_run *run)
 {
-	struct io_state *st = calloc(1, sizeof(*st));
+	struct io_state *st = run->priv;
 	struct utsname u;
 	enum pms_status s;
-	int ret;
 
-	if (!st)
-		return PMS_E_SETUP;
-	run->priv = st;
 	pms_thread_init(&st->thread);
 	if (parse_only(st, pms_opt_str(&run->opts, "only"), run->reason, sizeof(run->reason)))
 		return PMS_E_USAGE;
@@ -699,23 +694,16 @@ static enum pms_status io_setup(struct pms_run *run)
 		       : st->c.period + st->c.period / 2;
 	st->storm_ns = pms_opt_u64(&run->opts, "duration");
 
-	ret = pms_workload_init(&st->work, pms_workload_for(&st->c.ev));
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot set up the workload: %s",
-			 strerror(-ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_workload(run, &st->work, &st->c.ev);
+	if (s)
+		return s;
 	st->signo = SIGRTMIN + 4;
 	s = pms_run_recorder(run, &st->rec, st->signo);
 	if (s)
 		return s;
-	st->recorder_ready = true;
-	ret = pms_thread_start(&st->thread, counting_main, run);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
-			 strerror(ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_thread(run, &st->thread, counting_main, run, "counting thread");
+	if (s)
+		return s;
 	return PMS_OK;
 }
 
@@ -1057,16 +1045,11 @@ static void io_teardown(struct pms_run *run)
 {
 	struct io_state *st = run->priv;
 
-	if (!st)
-		return;
 	pms_thread_stop(&st->thread);
-	if (st->recorder_ready)
-		pms_recorder_fini(&st->rec);
+	pms_recorder_fini(&st->rec);
 	pms_workload_fini(&st->work);
 	free(st->seg);
 	pms_thread_fini(&st->thread);
-	free(st);
-	run->priv = NULL;
 }
 
 const struct pms_scenario pms_scenario_ioctl_semantics = {
@@ -1077,6 +1060,7 @@ const struct pms_scenario pms_scenario_ioctl_semantics = {
 		"restored in 6.17-rc5 and \"perf/core: Fix system hang caused by cpu-clock "
 		"usage\" (Nov 2025)",
 	.needs = "a hardware PMU (else the breakpoint substitute)",
+	.priv_size = sizeof(struct io_state),
 	.opts = io_opts,
 	.nr_opts = PMS_ARRAY_SIZE(io_opts),
 	.setup = io_setup,

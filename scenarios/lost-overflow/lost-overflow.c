@@ -43,12 +43,9 @@ struct lo_state {
 
 static enum pms_status lo_setup(struct pms_run *run)
 {
-	struct lo_state *st = calloc(1, sizeof(*st));
+	struct lo_state *st = run->priv;
 	enum pms_status s;
 
-	if (!st)
-		return PMS_E_SETUP;
-	run->priv = st;
 	pms_sigrun_init(&st->r);
 	st->r.preferred = "instructions";
 	st->r.hw_period = 10000;
@@ -160,11 +157,7 @@ static void lo_teardown(struct pms_run *run)
 {
 	struct lo_state *st = run->priv;
 
-	if (!st)
-		return;
 	pms_sigrun_fini(&st->r);
-	free(st);
-	run->priv = NULL;
 }
 
 const struct pms_scenario pms_scenario_lost_overflow = {
@@ -175,6 +168,7 @@ const struct pms_scenario pms_scenario_lost_overflow = {
 		"discarded\"",
 	.needs = "a hardware PMU (else the breakpoint substitute); two CPUs of one kind for "
 		 "the mover",
+	.priv_size = sizeof(struct lo_state),
 	.opts = lo_opts,
 	.nr_opts = PMS_ARRAY_SIZE(lo_opts),
 	.setup = lo_setup,

@@ -68,7 +68,6 @@ struct sk_state {
 	bool allowance_given;
 
 	struct pms_thread thread;
-	bool recorder_ready;
 	char setup_msg[512];
 	enum pms_status setup_status;
 
@@ -210,14 +209,10 @@ static const char *host_str(json_object *host, const char *a, const char *b)
 
 static enum pms_status sk_setup(struct pms_run *run)
 {
-	struct sk_state *st = calloc(1, sizeof(*st));
+	struct sk_state *st = run->priv;
 	uint64_t pages = pms_opt_u64(&run->opts, "ring-pages");
 	enum pms_status s;
-	int ret;
 
-	if (!st)
-		return PMS_E_SETUP;
-	run->priv = st;
 	st->fd = -1;
 	pms_thread_init(&st->thread);
 	st->page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -281,14 +276,10 @@ static enum pms_status sk_setup(struct pms_run *run)
 	s = pms_run_recorder(run, &st->rec, st->signo);
 	if (s)
 		return s;
-	st->recorder_ready = true;
 
-	ret = pms_thread_start(&st->thread, counting_main, st);
-	if (ret) {
-		snprintf(run->reason, sizeof(run->reason), "cannot start the counting thread: %s",
-			 strerror(ret));
-		return PMS_E_SETUP;
-	}
+	s = pms_run_thread(run, &st->thread, counting_main, st, "counting thread");
+	if (s)
+		return s;
 	if (st->setup_status != PMS_OK) {
 		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
 		return st->setup_status;
@@ -495,21 +486,16 @@ static void sk_teardown(struct pms_run *run)
 {
 	struct sk_state *st = run->priv;
 
-	if (!st)
-		return;
 	pms_thread_stop(&st->thread);
 	if (st->ring)
 		munmap(st->ring, st->ring_len);
 	if (st->fd >= 0)
 		close(st->fd);
-	if (st->recorder_ready)
-		pms_recorder_fini(&st->rec);
+	pms_recorder_fini(&st->rec);
 	if (st->fault_area)
 		munmap(st->fault_area, FAULT_PAGES * st->page_size);
 	free(st->recs);
 	pms_thread_fini(&st->thread);
-	free(st);
-	run->priv = NULL;
 }
 
 const struct pms_scenario pms_scenario_skid_into_kernel = {
@@ -519,6 +505,7 @@ const struct pms_scenario pms_scenario_skid_into_kernel = {
 	.seed = "cc1582c231ea (4.12-rc) dropped PMU interrupts whose skid landed in the kernel; "
 		"reverted by 6a8a75f32357 (4.13-rc2), reported for rr",
 	.needs = "a hardware PMU (else the breakpoint substitute, whose interrupt is synchronous)",
+	.priv_size = sizeof(struct sk_state),
 	.opts = sk_opts,
 	.nr_opts = PMS_ARRAY_SIZE(sk_opts),
 	.setup = sk_setup,
