@@ -2,6 +2,7 @@
 #ifndef PMS_CMD_H
 #define PMS_CMD_H
 
+#include <stdio.h>
 #include <json-c/json.h>
 
 /*
@@ -23,6 +24,21 @@ enum {
 	PMS_EXIT_OUTPUT = 73,		/* the result cannot be written */
 	PMS_EXIT_INTERRUPTED = 130,	/* SIGINT/SIGTERM: partial result written */
 };
+
+struct pms_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;	/* one line for the command list */
+	const char *help;	/* `pmustress help NAME`, `pmustress NAME --help` */
+};
+
+const struct pms_command *pms_command_find(const char *name);
+
+/* The command list and exit statuses. */
+void pms_usage(FILE *f);
+
+/* A command's help on stdout (run's with the common options). Return: 0. */
+int pms_help_command(const struct pms_command *c);
 
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);

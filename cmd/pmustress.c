@@ -1,27 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * pmustress: stress Linux perf overflow signal delivery.  The command table
- * maps each subcommand to its file in cmd/.
+ * maps each subcommand to its file in cmd/, with the help text that
+ * `pmustress help COMMAND` and `pmustress COMMAND --help` print.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;
-};
-
-static const struct command commands[] = {
-	{ "run", cmd_run, "run SCENARIO [options]   run a scenario, write its JSON result" },
-	{ "list", cmd_list, "list                     scenarios and whether they can run here" },
-	{ "probe", cmd_probe, "probe [--json]           kernel, CPU, PMUs, sysctls, features" },
+static const struct pms_command commands[] = {
+	{ "run", cmd_run, "run SCENARIO [options]   run a scenario, write its JSON result",
+	  "usage: pmustress run SCENARIO [options]\n\n"
+	  "Run one scenario on this machine: drive its counter, record every overflow\n"
+	  "signal, judge them with the scenario's oracle, print a summary and write the\n"
+	  "JSON result (default results/<scenario>-<release>-<UTC time>.json, never\n"
+	  "replacing an earlier one; --json PATH or --json - to choose).\n\n"
+	  "`pmustress help SCENARIO` (or `pmustress run SCENARIO --help`) lists a\n"
+	  "scenario's own options; `pmustress list` says which scenarios can run here.\n" },
+	{ "list", cmd_list, "list                     scenarios and whether they can run here",
+	  "usage: pmustress list\n\n"
+	  "Every scenario, whether and how it can run on this machine (a hardware PMU,\n"
+	  "the breakpoint substitute, or skipped and why), and its one-line summary.\n" },
+	{ "probe", cmd_probe, "probe [--json]           kernel, CPU, PMUs, sysctls, features",
+	  "usage: pmustress probe [--json]\n\n"
+	  "What this machine offers pmustress: kernel release and config, CPU and its\n"
+	  "PMUs, the perf sysctls, and perf features probed by opening events\n"
+	  "(sigtrap, aux_action, ...).  --json prints the `host` block every result\n"
+	  "carries.\n" },
 	{ "compare", cmd_compare,
-	  "compare OLD NEW [opts]   two sets of results paired and tested: --alpha P, --json" },
-	{ "help", cmd_help, "help [SCENARIO]          this text, or a scenario's options" },
+	  "compare OLD NEW [opts]   two sets of results paired and tested: --alpha P, --json",
+	  "usage: pmustress compare [--alpha P] [--json] OLD NEW\n\n"
+	  "OLD and NEW are result files or directories of them (for example two\n"
+	  "kernels' baselines).  Results are paired by scenario and the options that\n"
+	  "matter; each rate is tested with a two-sided Fisher's exact test at\n"
+	  "significance P (default 0.01), and environment differences are listed.\n"
+	  "Exit 0: nothing regressed; 1: something regressed; 68: unreadable input.\n" },
+	{ "help", cmd_help, "help [COMMAND|SCENARIO]  this text, a command's or a scenario's help",
+	  "usage: pmustress help [COMMAND|SCENARIO]\n\n"
+	  "Without an argument, the commands and exit statuses; with a command, its\n"
+	  "usage; with a scenario, its options (generated from its option table).\n" },
 };
 
 void pms_err(const char *fmt, ...)
@@ -35,7 +55,17 @@ void pms_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void usage(FILE *f)
+const struct pms_command *pms_command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+void pms_usage(FILE *f)
 {
 	size_t i;
 
@@ -43,34 +73,44 @@ static void usage(FILE *f)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  pmustress %s\n", commands[i].usage);
 	fprintf(f, "  pmustress --version\n\n"
+		"`pmustress help COMMAND` or `pmustress COMMAND --help` for a command,\n"
+		"`pmustress help SCENARIO` for a scenario's options, man ./pmustress.1 for all.\n\n"
 		"exit status: 0 pass, 1 fail (bug reproduced; compare: something "
 		"regressed), 4 skip,\n64 usage, 65 unknown scenario, 66 bad CPU list, "
 		"67 unknown event, 68 bad JSON input,\n69 setup failed, 70 run error, "
 		"73 result not writable, 130 interrupted (result still written)\n");
 }
 
-int cmd_help(int argc, char **argv);
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct pms_command *c;
 
 	if (argc < 2) {
-		usage(stderr);
+		pms_usage(stderr);
 		return PMS_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("pmustress %s\n", PMS_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    (!strcmp(argv[1], "help") && argc == 2)) {
-		usage(stdout);
+	if (is_help(argv[1])) {
+		pms_usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	pms_err("unknown command '%s' (have: run, list, probe, compare, help)", argv[1]);
-	return PMS_EXIT_USAGE;
+	c = pms_command_find(argv[1]);
+	if (!c) {
+		pms_err("unknown command '%s' (have: run, list, probe, compare, help)", argv[1]);
+		return PMS_EXIT_USAGE;
+	}
+	/* COMMAND --help; `run SCENARIO --help` is the scenario's own help. */
+	if (argc > 2 && is_help(argv[2]))
+		return pms_help_command(c);
+	if (c->fn == cmd_run && argc > 3 && is_help(argv[3]))
+		return cmd_help(2, (char *[]){ "help", argv[2], NULL });
+	return c->fn(argc - 1, argv + 1);
 }

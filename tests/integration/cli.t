@@ -42,12 +42,40 @@ for o in no-mover mover cpus pattern move-interval duration event exclude period
 	echo "$out" | grep -q -- "--$o"; ok $? "help lost-overflow lists --$o"
 done
 
+# Every help form answers on stdout with exit 0, and names what it is about.
+help_forms=(
+	"help|usage: pmustress COMMAND"
+	"--help|usage: pmustress COMMAND"
+	"help run|usage: pmustress run SCENARIO"
+	"run --help|usage: pmustress run SCENARIO"
+	"run -h|usage: pmustress run SCENARIO"
+	"help list|usage: pmustress list"
+	"list --help|usage: pmustress list"
+	"probe --help|usage: pmustress probe"
+	"compare --help|usage: pmustress compare"
+	"help help|usage: pmustress help"
+	"help disable-storm|pmustress run disable-storm \\[options\\]"
+	"run disable-storm --help|pmustress run disable-storm \\[options\\]"
+)
+for row in "${help_forms[@]}"; do
+	IFS='|' read -r args want <<<"$row"
+	# shellcheck disable=SC2086
+	out=$($PMS $args 2>/dev/null); rc=$?
+	[ $rc -eq 0 ] && echo "$out" | head -1 | grep -q -- "$want"
+	ok $? "'pmustress $args' exits 0 and starts with '$want'"
+done
+out=$($PMS run --help)
+for s in $($PMS list | awk '/^[a-z]/ {print $1}'); do
+	echo "$out" | grep -q "^  $s "; ok $? "run --help lists scenario $s"
+done
+echo "$out" | grep -q -- "--duration"; ok $? "run --help lists the common options"
+
 # args | expected exit | stderr must match
 bad_inputs=(
 	"frobnicate|64|unknown command 'frobnicate'"
 	"run|64|run needs a scenario"
 	"run nosuch|65|unknown scenario 'nosuch'"
-	"help nosuch|65|unknown scenario 'nosuch'"
+	"help nosuch|65|unknown command or scenario 'nosuch'"
 	"run lost-overflow --bogus|64|unknown option '--bogus'"
 	"run lost-overflow --period 0|64|bad value '0' for --period"
 	"run lost-overflow --period ten|64|bad value 'ten' for --period"
