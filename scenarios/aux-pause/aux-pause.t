@@ -7,11 +7,7 @@
 # (exit 4 when asked for alone), never a pass.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PMUSTRESS_RESULTS=$tmp/results
-V=tests/helpers/validate-json
-S=results/schema/result.schema.json
+S=$SCHEMA_FILE
 K="d['aux_pause']"
 rel=$(uname -r)
 # Does this kernel know aux_action?  Worked out here, not by pmustress: its

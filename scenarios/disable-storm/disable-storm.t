@@ -7,11 +7,7 @@
 # injection and a wrong restart assumption prove the run fails when it should.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PMUSTRESS_RESULTS=$tmp/results
-D=${PMS_TEST_DURATION:-2s}
-core=$($PMS probe --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["core_pmu"] or "")')
+core=$(core_pmu)
 
 $PMS list | grep -q '^disable-storm  *yes'; ok $? "list shows disable-storm as runnable here"
 $PMS help disable-storm | grep -q -- '--toggler'; ok $? "help disable-storm lists --toggler"

@@ -7,11 +7,8 @@
 # --kernel-release (this kernel's own verdict is in the first run).
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PMUSTRESS_RESULTS=$tmp/results
-D=${PMS_TEST_DURATION:-1s}
-core=$($PMS probe --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["core_pmu"] or "")')
+D=${PMS_TEST_DURATION:-1s}	# its sub-tests are short
+core=$(core_pmu)
 S="d['ioctl_semantics']"
 
 run() {	# NAME ARGS...: run, keep the exit status in $rc

@@ -6,10 +6,6 @@
 # and the watchdog catch a loss end to end.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PMUSTRESS_RESULTS=$tmp/results
-D=${PMS_TEST_DURATION:-2s}
 
 if [ "$(nproc)" -lt 2 ]; then
 	skip "lost-overflow with the mover" "needs two CPUs"
@@ -17,7 +13,7 @@ if [ "$(nproc)" -lt 2 ]; then
 else
 	movers=(hwloc taskset)
 fi
-core=$($PMS probe --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["core_pmu"] or "")')
+core=$(core_pmu)
 
 exact_run() {	# NAME ARGS...: the run passes with every delta exactly P
 	local name=$1; shift

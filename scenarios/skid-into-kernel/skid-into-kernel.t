@@ -7,13 +7,8 @@
 # in the ring is reported as "sample but no signal", end to end.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PMUSTRESS_RESULTS=$tmp/results
-D=${PMS_TEST_DURATION:-2s}
-V=tests/helpers/validate-json
-S=results/schema/result.schema.json
-core=$($PMS probe --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["core_pmu"] or "")')
+S=$SCHEMA_FILE
+core=$(core_pmu)
 
 clean_run() {	# NAME ARGS...: passes, every overflow has its sample and its signal
 	local name=$1; shift

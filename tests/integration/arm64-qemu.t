@@ -6,8 +6,6 @@
 # committed baseline, and check that a boot that never powers off is killed.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 base=results/baseline/emulated-arm64
 
 if [ "$(id -u)" -ne 0 ] && ! command -v qemu-system-aarch64 >/dev/null; then

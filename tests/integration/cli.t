@@ -6,9 +6,6 @@
 # a run that drops signals on purpose.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PMUSTRESS_RESULTS=$tmp/results
 
 out=$($PMS --version); ok $? "--version exits 0"
 [[ $out =~ ^pmustress\ [0-9]+\.[0-9]+\.[0-9]+$ ]]; ok $? "--version prints a version ($out)"

@@ -4,8 +4,6 @@
 # thread's affinity, and still writes a valid result marked interrupted.
 . tests/integration/tap.sh
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # Wait (bounded) until PID has a thread called NAME: the mover only starts
 # once the counter is enabled, so then the run is truly under way.

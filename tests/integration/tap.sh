@@ -6,6 +6,18 @@ tap_failed=0
 PMS=${PMS:-./pmustress}
 PY=/usr/bin/python3
 
+# A scratch directory removed at exit, where results go unless a test says
+# otherwise; the default run length; this machine's core PMU ("" if none).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export PMUSTRESS_RESULTS=$tmp/results
+D=${PMS_TEST_DURATION:-2s}
+V=tests/helpers/validate-json
+SCHEMA_FILE=results/schema/result.schema.json
+core_pmu() {
+	$PMS probe --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["core_pmu"] or "")'
+}
+
 ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 	local rc=$1; shift
 	tap_n=$((tap_n + 1))
