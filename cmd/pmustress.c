@@ -36,7 +36,7 @@ static const struct pms_command commands[] = {
 	  "OLD and NEW are result files or directories of them (for example two\n"
 	  "kernels' baselines).  Results are paired by scenario and the options that\n"
 	  "matter; each rate is tested with a two-sided Fisher's exact test at\n"
-	  "significance P (default 0.01), and environment differences are listed.\n"
+	  "significance P (default 0.05), and environment differences are listed.\n"
 	  "Exit 0: nothing regressed; 1: something regressed; 68: unreadable input.\n" },
 	{ "help", cmd_help, "help [COMMAND|SCENARIO]  this text, a command's or a scenario's help",
 	  "usage: pmustress help [COMMAND|SCENARIO]\n\n"

@@ -53,7 +53,7 @@
 /* Iterations of the user-space loop the exclude_host probe counts over. */
 #define EXCLUDE_HOST_LOOP	1000000UL
 
-/* Why a user-only exclude_host=1 event can count nothing (KNOWN-ISSUES.md). */
+/* Why a user-only exclude_host=1 event can count nothing (Arm VHE maps it onto EL0). */
 #ifdef __aarch64__
 #define EXCLUDE_HOST_WHY	"arm64: such an event counts only while a KVM guest runs, and under VHE EL0 is filtered"
 #else
@@ -365,7 +365,7 @@ static const struct {
 	{ 0x6d, "Microsoft" },	{ 0xc0, "Ampere" },
 };
 
-/* Arm Ltd parts; the skid allowances in KNOWN-ISSUES.md are keyed on these. */
+/* Arm Ltd parts; the skid allowances (skid-into-kernel) are keyed on these. */
 static const struct {
 	unsigned int part;
 	const char *name;

@@ -2,7 +2,7 @@
 /*
  * disable-storm unit tests: the oracle rules as this scenario applies them,
  * on synthetic streams shaped like what a DISABLE/ENABLE storm produces
- * (including the emulated arm64 6.1 figures in shared VM-ARM64.md), restart
+ * (including the figures of a first probe on emulated arm64 6.1), restart
  * accounting for counters whose period restarts at ENABLE, and the toggle
  * log helpers.  No PMU needed.
  */
@@ -92,7 +92,7 @@ static void test_delivered_after_enable(void)
 	pms_oracle_result_free(&r);
 }
 
-/* VM-ARM64.md: emulated 6.1, storm from another thread, 0 signals for 20 periods. */
+/* First emulated-arm64 probe, 6.1: storm from another thread, 0 signals for 20 periods. */
 static void test_arm64_61_silence(void)
 {
 	struct pms_oracle_cfg c = cfg(10000, PMS_SEM_EXACT, 205000);
@@ -106,7 +106,7 @@ static void test_arm64_61_silence(void)
 	pms_oracle_result_free(&r);
 }
 
-/* VM-ARM64.md: at P=100000, 7 signals for 8 periods, one delta of 200,925. */
+/* Same probe, at P=100000, 7 signals for 8 periods, one delta of 200,925. */
 static void test_arm64_61_one_delta(void)
 {
 	static const uint64_t v[] = { 100012, 200020, 300031, 400040, 600965, 700980,

@@ -118,7 +118,7 @@ bool pms_skid_failed(const struct pms_skid_cfg *cfg, const struct pms_skid_resul
 const char *pms_skid_kind_name(enum pms_skid_kind kind);
 
 /**
- * pms_skid_default_allowance - rr's per-CPU skid allowance (KNOWN-ISSUES.md)
+ * pms_skid_default_allowance - rr's per-CPU skid allowance (see the skid-into-kernel README)
  * from the probe's cpu.vendor, cpu.model and cpu.midr (any may be NULL):
  * Intel 125, Neoverse N1/V1/N2 1000, Cortex-A76/A77/A78/X1 10000, AMD (Zen)
  * 10000; anything else 10000, the largest rr uses, since no figure is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Oracle unit tests: synthetic signal streams, no PMU.  The streams mirror
- * what the kernel bugs produce (see shared KNOWN-ISSUES: rr issue 3607's
+ * what the kernel bugs produce (rr issue 3607's
  * ~2x period deltas, late-then-early pairs under migration, signals that stop
  * after DISABLE/ENABLE) so that each finding stays apart from the others.
  */
