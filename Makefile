@@ -79,13 +79,17 @@ $(O)/cmd/%.o: cmd/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CMD_INC) $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+# Rebuilt whole: `ar r` into an old archive would keep members of files that
+# have since moved or gone, and they would clash at link time.
 $(LIBA): $(LIB_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 # One archive per scenario: the binary takes them all, a scenario's unit
 # tests take only their own.
 define scenario_rules
 $(call scen_lib,$(1)): $(patsubst %.c,$(O)/%.o,$(call scen_src,$(1)))
+	rm -f $$@
 	$$(AR) rcs $$@ $$^
 
 scenarios/$(1)/test-%: scenarios/$(1)/test-%.c $(call scen_lib,$(1)) $(LIBA) $(TEST_HDRS)

@@ -45,6 +45,7 @@ int cmd_list(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_known_issues(int argc, char **argv);
 
 /* One-line error on stderr, "pmustress: ..." */
 void pms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -38,6 +38,14 @@ static const struct pms_command commands[] = {
 	  "matter; each rate is tested with a two-sided Fisher's exact test at\n"
 	  "significance P (default 0.05), and environment differences are listed.\n"
 	  "Exit 0: nothing regressed; 1: something regressed; 68: unreadable input.\n" },
+	{ "known-issues", cmd_known_issues,
+	  "known-issues [--json]    the known kernel bugs a result can match",
+	  "usage: pmustress known-issues [--json]\n\n"
+	  "The table of known kernel bugs behind lost or late perf overflow signals:\n"
+	  "architecture, PMU driver, kernel range (introduced, fixed in, fix commit),\n"
+	  "the conditions, the cause each produces and the upstream report.  A failing\n"
+	  "run names the entries that match it (\"matches: ID\") or says \"no known bug\n"
+	  "matches: possibly new\"; the result's known_issues section has the detail.\n" },
 	{ "help", cmd_help, "help [COMMAND|SCENARIO]  this text, a command's or a scenario's help",
 	  "usage: pmustress help [COMMAND|SCENARIO]\n\n"
 	  "Without an argument, the commands and exit statuses; with a command, its\n"
@@ -104,7 +112,7 @@ int main(int argc, char **argv)
 	}
 	c = pms_command_find(argv[1]);
 	if (!c) {
-		pms_err("unknown command '%s' (have: run, list, probe, compare, help)", argv[1]);
+		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, help)", argv[1]);
 		return PMS_EXIT_USAGE;
 	}
 	/* COMMAND --help; `run SCENARIO --help` is the scenario's own help. */

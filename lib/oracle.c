@@ -158,12 +158,13 @@ struct walk {
 	struct gap {
 		uint64_t outstanding;
 		size_t anomaly;		/* index in res->anomalies, or SIZE_MAX */
+		uint64_t nr;		/* 1-based signal number */
 	} *gaps;
 	size_t nr_gaps, gaps_cap;
 	bool oom;
 };
 
-static int push_gap(struct walk *w, uint64_t missing, size_t anomaly)
+static int push_gap(struct walk *w, uint64_t missing, size_t anomaly, uint64_t nr)
 {
 	if (w->nr_gaps == w->gaps_cap) {
 		size_t cap = w->gaps_cap ? 2 * w->gaps_cap : 64;
@@ -176,6 +177,7 @@ static int push_gap(struct walk *w, uint64_t missing, size_t anomaly)
 	}
 	w->gaps[w->nr_gaps].outstanding = missing;
 	w->gaps[w->nr_gaps].anomaly = anomaly;
+	w->gaps[w->nr_gaps].nr = nr;
 	w->nr_gaps++;
 	return 0;
 }
@@ -191,6 +193,8 @@ static void settle_gaps(struct walk *w)
 		res->by_class[PMS_CLASS_GAP]++;
 		if (w->gaps[i].anomaly != SIZE_MAX)
 			res->anomalies[w->gaps[i].anomaly].cls = PMS_CLASS_GAP;
+		if (w->cfg->classes)
+			w->cfg->classes[w->gaps[i].nr - 1] = PMS_CLASS_GAP;
 	}
 	free(w->gaps);
 	w->gaps = NULL;
@@ -313,6 +317,8 @@ static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s
 	}
 
 	res->by_class[cls]++;
+	if (cfg->classes)
+		cfg->classes[nr - 1] = (uint8_t)cls;
 	res->hist[hist_bin(delta, P, tol)]++;
 	if (nr == 1 || delta < res->delta_min)
 		res->delta_min = delta;
@@ -321,7 +327,7 @@ static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s
 	if (cls != PMS_CLASS_ON_TIME)
 		add_anomaly(w, nr, cls, s, delta, index, missing);
 	if (missing && push_gap(w, missing, res->nr_anomalies && res->anomalies_total ==
-				res->nr_anomalies ? res->nr_anomalies - 1 : SIZE_MAX))
+				res->nr_anomalies ? res->nr_anomalies - 1 : SIZE_MAX, nr))
 		w->oom = true;
 	/* Counted besides the timing class: it is a separate kernel fault. */
 	if (s->si_code != POLL_IN) {

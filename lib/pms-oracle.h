@@ -61,6 +61,9 @@ struct pms_oracle_cfg {
 	const uint64_t *restarts;
 	size_t nr_restarts;
 	size_t max_anomalies;	/* how many anomalies to keep; the total is always counted */
+	/* NULL, or room for one byte per signal: its timing class (never
+	 * BAD_CODE), for attribution. */
+	uint8_t *classes;
 };
 
 struct pms_anomaly {

@@ -8,6 +8,7 @@
 #include <hwloc.h>
 #include <json-c/json.h>
 
+#include "pms-attrib.h"
 #include "pms-counter.h"
 #include "pms-counting.h"
 #include "pms-cpus.h"
@@ -15,6 +16,7 @@
 #include "pms-perf.h"
 #include "pms-scenario.h"
 #include "pms-supervise.h"
+#include "pms-trace.h"
 
 /*
  * The shape every signal-counting scenario shares (lost-overflow,
@@ -24,6 +26,26 @@
  * A scenario fills the few fields below, adds its own stressor around the
  * counting thread's hooks, and keeps only what is its own.
  */
+/*
+ * Evidence options of every counting scenario: the scheduler trace and the
+ * attribution threshold.
+ */
+extern const char *const pms_trace_modes[];	/* "auto", "on", "off" */
+enum pms_trace_mode { PMS_TRACE_AUTO, PMS_TRACE_ON, PMS_TRACE_OFF };
+#define PMS_EVIDENCE_OPTS							\
+	{ .name = "trace", .type = PMS_OPT_CHOICE, .def = "auto",			\
+	  .choices = pms_trace_modes, .arg = "auto|on|off",				\
+	  .help = "scheduler trace of the counting thread (sched_migrate_task, "	\
+		  "sched_switch, sched_wakeup) in a private tracefs instance, as "	\
+		  "evidence for attribution (auto: when tracefs is usable)" },		\
+	{ .name = "trace-buffer-kb", .type = PMS_OPT_U64, .def = "4096", .min = 0,	\
+	  .max = 1u << 20, .arg = "KB",							\
+	  .help = "per-CPU trace buffer (0: the kernel's default); an overrun makes "	\
+		  "the attribution incomplete" },						\
+	{ .name = "lift-min", .type = PMS_OPT_STRING, .def = "2", .arg = "X",		\
+	  .help = "claim a cause for an anomaly only when its evidence is X times more "	\
+		  "frequent in anomaly windows than in on-time windows" }
+
 struct pms_sigrun {
 	/* set by the scenario before pms_sigrun_setup() */
 	const char *preferred;		/* default event, e.g. "instructions" */
@@ -43,6 +65,17 @@ struct pms_sigrun {
 	hwloc_bitmap_t cpus;
 	char cpus_why[256];
 	int signo;
+
+	/* evidence */
+	enum pms_trace_mode trace_mode;
+	struct pms_trace trace;
+	bool traced;			/* the trace ran for the whole count */
+	char trace_why[256];		/* why there is no trace */
+	char tracefs[256];
+	bool tracefs_mounted;
+	struct pms_sched_ev *sched;	/* collected after the count */
+	size_t nsched;
+	long long max_rate_before, max_rate_after;	/* kernel.perf_event_max_sample_rate */
 };
 
 /* Before anything else; pms_sigrun_fini() may then always be called. */
@@ -98,6 +131,18 @@ json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
 void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 			const struct pms_oracle_cfg *cfg, const struct pms_oracle_result *res,
 			const char *stressor_idle);
+
+/**
+ * pms_sigrun_attribute - gather the evidence (scheduler trace, rebinds, the
+ * SIGIO fallback, and @extra from the scenario: its ioctls) and attribute
+ * every anomaly of @res against the base rate; adds the `attribution` and
+ * `trace` sections, each anomaly's cause and evidence to @oracle, and on a
+ * failure the attribution sentence and the known-bug match to the reason.
+ * @cls: the per-signal classes the oracle wrote (cfg->classes).
+ */
+void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
+			  const struct pms_oracle_result *res, const uint8_t *cls,
+			  const struct pms_evidence *extra, size_t nextra, json_object *oracle);
 
 /* Append what limits the run's meaning: a full signal store, fault injection. */
 void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s);

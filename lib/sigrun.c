@@ -7,12 +7,25 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "pms-known.h"
 #include "pms-sigrun.h"
 #include "pms-util.h"
+
+const char *const pms_trace_modes[] = { "auto", "on", "off", NULL };
+
+static long long max_sample_rate(void)
+{
+	char buf[64];
+
+	if (pms_read_text("/proc/sys/kernel/perf_event_max_sample_rate", buf, sizeof(buf)) < 0)
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
 
 void pms_sigrun_init(struct pms_sigrun *s)
 {
@@ -85,12 +98,54 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	s->k.signo = s->signo;
 	s->k.topo = run->topo;
 	s->k.pin_first = s->pin_control && !s->use_mover ? s->cpus : NULL;
+	s->trace_mode = (enum pms_trace_mode)pms_opt_u64(&run->opts, "trace");
+	s->max_rate_before = max_sample_rate();
+	return PMS_OK;
+}
+
+/*
+ * The scheduler trace starts once the counting thread exists (its tid is
+ * the filter) and before it counts.  Instances a SIGKILLed run left behind
+ * go first.  "auto" runs without a trace where tracefs is unusable, and the
+ * result says why; "on" makes that a set-up failure.
+ */
+static enum pms_status start_trace(struct pms_run *run, struct pms_sigrun *s)
+{
+	struct pms_trace_cfg cfg = { 0 };
+	int ret;
+
+	if (s->trace_mode == PMS_TRACE_OFF) {
+		snprintf(s->trace_why, sizeof(s->trace_why), "--trace off");
+		return PMS_OK;
+	}
+	ret = pms_tracefs_acquire(s->tracefs, sizeof(s->tracefs), &s->tracefs_mounted);
+	if (ret)
+		snprintf(s->trace_why, sizeof(s->trace_why), "tracefs is not mounted and cannot "
+			 "be: %s", strerror(-ret));
+	else if (pms_trace_usable(s->tracefs, s->trace_why, sizeof(s->trace_why)))
+		s->trace_why[0] = '\0';
+	if (!s->trace_why[0]) {
+		pms_trace_reap_stale(s->tracefs);
+		cfg.tracefs = s->tracefs;
+		cfg.buffer_kb = (unsigned int)pms_opt_u64(&run->opts, "trace-buffer-kb");
+		cfg.tids = &s->k.tid;
+		cfg.nr_tids = 1;
+		ret = pms_trace_start(&s->trace, &cfg, s->trace_why, sizeof(s->trace_why));
+		if (!ret)
+			s->traced = true;
+	}
+	if (!s->traced && s->trace_mode == PMS_TRACE_ON) {
+		snprintf(run->reason, sizeof(run->reason), "--trace on: %s", s->trace_why);
+		return PMS_E_SETUP;
+	}
 	return PMS_OK;
 }
 
 enum pms_status pms_sigrun_start(struct pms_run *run, struct pms_sigrun *s)
 {
-	return pms_counting_start(&s->k, run->reason, sizeof(run->reason));
+	enum pms_status st = pms_counting_start(&s->k, run->reason, sizeof(run->reason));
+
+	return st ? st : start_trace(run, s);
 }
 
 void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
@@ -111,6 +166,15 @@ void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
 void pms_sigrun_stop(struct pms_sigrun *s)
 {
 	pms_counting_stop(&s->k);
+	s->max_rate_after = max_sample_rate();
+	if (!s->traced)
+		return;
+	pms_trace_stop(&s->trace);
+	if (pms_trace_collect(&s->trace, &s->sched, &s->nsched)) {
+		snprintf(s->trace_why, sizeof(s->trace_why), "the trace could not be read");
+		s->traced = false;
+	}
+	pms_trace_destroy(&s->trace);
 }
 
 size_t pms_sigrun_nsignals(const struct pms_sigrun *s)
@@ -275,6 +339,141 @@ void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 	}
 }
 
+static int add_ev(struct pms_evidence **ev, size_t *n, size_t *cap, uint64_t t,
+		  enum pms_cause c, int32_t a, int32_t b)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 1024;
+		struct pms_evidence *p = realloc(*ev, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*ev = p;
+		*cap = nc;
+	}
+	(*ev)[(*n)++] = (struct pms_evidence){ .time_ns = t, .cause = (uint8_t)c, .a = a, .b = b };
+	return 0;
+}
+
+/* The known-bug table's view of this run. */
+static json_object *known_match(struct pms_run *run, const struct pms_sigrun *s,
+				const char *cause, char *summary, size_t len)
+{
+	struct pms_known_ctx ctx = {
+		.arch = run->arch, .scenario = run->sc->name, .cause = cause,
+		.exclude_kernel = s->c.ev.attr.exclude_kernel, .vhe = -1, .pseudo_nmi = -1,
+	};
+	json_object *k, *pmu;
+
+	if (json_object_object_get_ex(run->host, "kernel", &k) &&
+	    json_object_object_get_ex(k, "release", &k))
+		ctx.release = json_object_get_string(k);
+	if (json_object_object_get_ex(run->host, "core_pmu", &pmu))
+		ctx.pmu_driver = json_object_get_string(pmu);
+	return pms_known_match_json(&ctx, summary, len);
+}
+
+void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
+			  const struct pms_oracle_result *res, const uint8_t *cls,
+			  const struct pms_evidence *extra, size_t nextra, json_object *oracle)
+{
+	struct pms_attrib_cfg cfg = { .max_listed = 8, .complete = true, .alpha = 0.01 };
+	struct pms_attrib_result ar;
+	struct pms_evidence *ev = NULL;
+	size_t n = pms_sigrun_nsignals(s), nev = 0, cap = 0, i;
+	json_object *tr, *known;
+	char why[512], sentence[512], summary[512];
+	int oom = 0;
+
+	cfg.lift_min = strtod(pms_opt_str(&run->opts, "lift-min") ?: "2", NULL);
+	if (cfg.lift_min <= 1)
+		cfg.lift_min = 2;
+	cfg.traced = s->traced;
+	for (i = 0; i < s->nsched && !oom; i++) {
+		const struct pms_sched_ev *e = &s->sched[i];
+
+		if (e->kind == PMS_EV_MIGRATE)
+			oom = add_ev(&ev, &nev, &cap, e->time_ns, PMS_CAUSE_MIGRATION,
+				     e->from_cpu, e->to_cpu);
+		else if (e->kind == PMS_EV_SWITCH_OUT)
+			oom = add_ev(&ev, &nev, &cap, e->time_ns, PMS_CAUSE_SWITCH_OUT,
+				     e->state, -1);
+	}
+	for (i = 0; s->use_mover && i < s->mover.log_n && !oom; i++)
+		oom = add_ev(&ev, &nev, &cap, s->mover.log[i].time_ns, PMS_CAUSE_REBIND, -1,
+			     s->mover.log[i].cpu);
+	for (i = 0; i < n && !oom; i++)
+		if (s->rec.sig[i].si_code != POLL_IN)
+			oom = add_ev(&ev, &nev, &cap, s->rec.sig[i].time_ns,
+				     PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
+	for (i = 0; i < nextra && !oom; i++)
+		oom = add_ev(&ev, &nev, &cap, extra[i].time_ns, extra[i].cause, extra[i].a,
+			     extra[i].b);
+	if (oom) {
+		free(ev);
+		return;
+	}
+	pms_evidence_sort(ev, nev);
+
+	why[0] = '\0';
+	if (!s->traced)
+		snprintf(why, sizeof(why), "no scheduler trace (%s): the mover's rebinds stand "
+			 "in for migrations", s->trace_why);
+	else if (pms_trace_incomplete(&s->trace))
+		snprintf(why, sizeof(why), "the trace buffer overran (%llu events lost): raise "
+			 "--trace-buffer-kb", (unsigned long long)(s->trace.overrun +
+								  s->trace.dropped));
+	if (s->mover.log_dropped)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sthe rebind log kept "
+			 "%zu of %llu rebinds", why[0] ? "; " : "", s->mover.log_n,
+			 (unsigned long long)s->mover.requested);
+	cfg.complete = !why[0];
+	cfg.incomplete_why = why[0] ? why : NULL;
+
+	if (pms_attrib_run(&cfg, s->rec.sig, cls, n, ev, nev, &ar)) {
+		free(ev);
+		return;
+	}
+	pms_attrib_annotate(&cfg, &ar, s->rec.sig, cls, n, ev, nev, oracle);
+	json_object_object_add(run->result, "attribution", pms_attrib_to_json(&cfg, &ar));
+
+	tr = s->traced || s->trace.created ? pms_trace_to_json(&s->trace) : json_object_new_object();
+	json_object_object_add(tr, "mode", json_object_new_string(pms_trace_modes[s->trace_mode]));
+	json_object_object_add(tr, "used", json_object_new_boolean(s->traced));
+	json_object_object_add(tr, "why_not", s->traced ? NULL :
+			       json_object_new_string(s->trace_why));
+	json_object_object_add(run->result, "trace", tr);
+
+	{
+		json_object *sy = json_object_new_object();
+
+		json_object_object_add(sy, "perf_event_max_sample_rate_before",
+				       s->max_rate_before >= 0 ?
+				       json_object_new_int64(s->max_rate_before) : NULL);
+		json_object_object_add(sy, "perf_event_max_sample_rate_after",
+				       s->max_rate_after >= 0 ?
+				       json_object_new_int64(s->max_rate_after) : NULL);
+		json_object_object_add(run->result, "sysctl_during_run", sy);
+	}
+
+	known = known_match(run, s, ar.dominant >= 0 ? pms_cause_name(ar.dominant) : NULL,
+			    summary, sizeof(summary));
+	json_object_object_add(run->result, "known_issues", known);
+	if (run->verdict == PMS_VERDICT_FAIL) {
+		pms_attrib_sentence(&ar, sentence, sizeof(sentence));
+		pms_run_append_reason(run, "attribution: %s%s", sentence,
+				      cfg.complete ? "" : " (incomplete: see attribution)");
+		if (s->max_rate_after >= 0 && s->max_rate_after < s->max_rate_before)
+			pms_run_append_reason(run, "the kernel lowered "
+					      "kernel.perf_event_max_sample_rate from %lld to %lld "
+					      "during the run: it throttled perf interrupts",
+					      s->max_rate_before, s->max_rate_after);
+		pms_run_append_reason(run, "%s", summary);
+	}
+	pms_attrib_free(&ar);
+	free(ev);
+}
+
 void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
 {
 	if (s->sup.full || s->rec.dropped)
@@ -290,6 +489,12 @@ void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
 
 void pms_sigrun_fini(struct pms_sigrun *s)
 {
+	pms_trace_destroy(&s->trace);
+	if (s->tracefs[0])
+		pms_tracefs_release(s->tracefs, s->tracefs_mounted);
+	s->tracefs[0] = '\0';
+	free(s->sched);
+	s->sched = NULL;
 	pms_mover_stop(&s->mover);
 	pms_counting_fini(&s->k);
 	pms_recorder_fini(&s->rec);

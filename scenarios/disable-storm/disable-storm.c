@@ -56,6 +56,7 @@ static const struct pms_opt_desc ds_opts[] = {
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
 	  .help = "CPUs the mover uses (default: two CPUs of the same CPU kind)" },
 	PMS_MOVER_OPTS,
+	PMS_EVIDENCE_OPTS,
 	PMS_INJECT_OPTS,
 };
 
@@ -392,6 +393,9 @@ static void ds_run(struct pms_run *run)
 	uint64_t *restarts = NULL;
 	long nr_restarts = -1;
 	char idle[256];
+	struct pms_evidence *toggles;
+	uint8_t *cls;
+	uint64_t i;
 	json_object *o, *near;
 	int ret;
 
@@ -413,12 +417,15 @@ static void ds_run(struct pms_run *run)
 		cfg.restarts = restarts;
 		cfg.nr_restarts = nr_restarts > 0 ? (size_t)nr_restarts : 0;
 	}
-	ret = nr_restarts == -EINVAL ? -EINVAL :
+	cls = malloc(pms_sigrun_nsignals(r) + 1);
+	cfg.classes = cls;
+	ret = nr_restarts == -EINVAL ? -EINVAL : !cls ? -ENOMEM :
 	      pms_oracle_classify(&cfg, r->rec.sig, pms_sigrun_nsignals(r), &res);
 	if (ret) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
 		free(restarts);
+		free(cls);
 		return;
 	}
 
@@ -429,6 +436,14 @@ static void ds_run(struct pms_run *run)
 	snprintf(idle, sizeof(idle), "no toggle happened: the storm did not run (%s toggler), "
 		 "so nothing was tested", togglers[st->toggler]);
 	pms_sigrun_verdict(run, r, &cfg, &res, nt ? NULL : idle);
+	/* Each DISABLE is evidence: the seed's schedule-out path by ioctl. */
+	toggles = calloc(nt ? nt : 1, sizeof(*toggles));
+	for (i = 0; toggles && i < nt; i++)
+		toggles[i] = (struct pms_evidence){ .time_ns = st->log.t[i].disable_ns,
+			.cause = PMS_CAUSE_IOCTL_DISABLE, .a = (int32_t)(i + 1), .b = -1 };
+	pms_sigrun_attribute(run, r, &res, cls, toggles, toggles ? nt : 0, o);
+	free(toggles);
+	free(cls);
 	pms_run_append_reason(run, "%llu signals for %llu overflows implied; %llu "
 			      "DISABLE/ENABLE toggles (%.0f/s, %s toggler, %s semantics: "
 			      "ENABLE %s, %s)", (unsigned long long)res.signals,

@@ -34,6 +34,7 @@ static const struct pms_opt_desc lo_opts[] = {
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
 	  .help = "CPUs to move across (default: two CPUs of the same CPU kind)" },
 	PMS_MOVER_OPTS,
+	PMS_EVIDENCE_OPTS,
 	PMS_INJECT_OPTS,
 };
 
@@ -128,20 +129,27 @@ static void lo_run(struct pms_run *run)
 	struct lo_progress pr = { .r = r };
 	struct pms_oracle_cfg cfg;
 	struct pms_oracle_result res = { 0 };
+	json_object *oracle;
+	uint8_t *cls;
 	int ret;
 
 	pms_sigrun_supervise(run, r, lo_progress, &pr);
 	pms_sigrun_stop(r);
 
 	pms_sigrun_oracle_cfg(run, r, r->c.ev.sem, &cfg);
-	ret = pms_oracle_classify(&cfg, r->rec.sig, pms_sigrun_nsignals(r), &res);
+	cls = malloc(pms_sigrun_nsignals(r) + 1);
+	cfg.classes = cls;
+	ret = cls ? pms_oracle_classify(&cfg, r->rec.sig, pms_sigrun_nsignals(r), &res) : -ENOMEM;
 	if (ret) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
+		free(cls);
 		return;
 	}
-	pms_sigrun_report(run, r, count_check(r, r->rec.n), &cfg, &res);
+	oracle = pms_sigrun_report(run, r, count_check(r, r->rec.n), &cfg, &res);
 	pms_sigrun_verdict(run, r, &cfg, &res, NULL);
+	pms_sigrun_attribute(run, r, &res, cls, NULL, 0, oracle);
+	free(cls);
 	pms_sigrun_caveats(run, r);
 	/* se.nr_migrations counts every move; the perf software event at most
 	 * one per schedule-in, so it is only the fallback. */

@@ -71,6 +71,38 @@ ok $? "fault injection: the reason says lost and that it was injected"
 grep -q "Signal #100: delta of 200 is outside 100 +/- 10" "$tmp/inject.out"
 ok $? "fault injection: human output names the first bad delta like the seed's reproducer"
 
+# Attribution against the base rate: drops injected at random points of a
+# run whose thread migrates all the time are NOT blamed on migration.
+jtrue "$j" "d['attribution']['anomaly_windows'] == d['oracle']['lost'] and d['attribution']['dominant'] is None and d['attribution']['unexplained'] == d['attribution']['anomaly_windows']"
+ok $? "attribution: the injected drops are all unexplained ($(jget "$j" "d['attribution']['summary']"))"
+jtrue "$j" "[c for c in d['attribution']['causes'] if c['cause'] == ('migration' if d['trace']['used'] else 'rebind')][0]['lift'] < 2"
+ok $? "attribution: the moves' lift stays below the threshold ($(jget "$j" "[(c['cause'], c['lift']) for c in d['attribution']['causes'] if c['events']]"))"
+jtrue "$j" "all(a['cause'] == 'unexplained' and 'evidence' in a for a in d['oracle']['anomalies']['list'])"
+ok $? "attribution: every listed anomaly carries its cause and evidence"
+jtrue "$j" "'no known bug matches: possibly new' in d['reason'] and isinstance(d['known_issues'], list)"
+ok $? "attribution: the fail reason says whether a known bug matches"
+
+# The scheduler trace: a private tracefs instance, gone after the run; one
+# left by a SIGKILLed run (its pid dead) is removed by the next run.
+tfs=/sys/kernel/tracing
+if [ "$(jget "$j" "d['trace']['used']")" = true ]; then
+	jtrue "$j" "d['trace']['clock'] == 'mono' and d['trace']['events']['migrate'] > 0 and d['attribution']['scheduler_trace']"
+	ok $? "trace: mono clock, the mover's migrations seen ($(jget "$j" "d['trace']['events']"))"
+	ls "$tfs/instances" | grep -q '^pmustress-'
+	ok $([ $? -ne 0 ]; echo $?) "trace: no pmustress instance left after a normal run"
+	dead=$( (exec sleep 0) & p=$!; wait $p; echo $p)
+	mkdir "$tfs/instances/pmustress-$dead" 2>/dev/null
+	$PMS run lost-overflow --duration 200ms --no-mover --json "$tmp/reap.json" > /dev/null
+	[ ! -d "$tfs/instances/pmustress-$dead" ]
+	ok $? "trace: the stale instance of dead pid $dead was removed at start"
+	j2=$tmp/notrace.json
+	$PMS run lost-overflow --duration 200ms --trace off --json "$j2" > /dev/null
+	jtrue "$j2" "not d['trace']['used'] and d['trace']['why_not'] == '--trace off' and not d['attribution']['complete']"
+	ok $? "--trace off: said so, attribution marked incomplete (rebinds stand in)"
+else
+	skip "trace checks" "$(jget "$j" "d['trace']['why_not']")"
+fi
+
 j=$tmp/watchdog.json
 $PMS run lost-overflow --duration 60s --watchdog 500ms --json "$j" --inject-stop-after 50 > "$tmp/wd.out"
 ok $([ $? -eq 1 ]; echo $?) "signals stop after 50: exits 1 without waiting out 60 s"

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attribution of anomalies to evidence, against the base rate (see
+ * pms-attrib.h).  Pure: tested on synthetic signal and evidence streams.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pms-attrib.h"
+#include "pms-compare.h"
+#include "pms-util.h"
+
+static const char *const cause_names[PMS_CAUSE_NR] = {
+	[PMS_CAUSE_THROTTLE] = "throttle",
+	[PMS_CAUSE_SIGNAL_QUEUE_FULL] = "signal_queue_full",
+	[PMS_CAUSE_MULTIPLEX] = "multiplex",
+	[PMS_CAUSE_IOCTL_DISABLE] = "ioctl_disable",
+	[PMS_CAUSE_MIGRATION] = "migration",
+	[PMS_CAUSE_REBIND] = "rebind",
+	[PMS_CAUSE_SWITCH_OUT] = "switch_out",
+};
+
+const char *pms_cause_name(enum pms_cause c)
+{
+	return (unsigned int)c < PMS_CAUSE_NR ? cause_names[c] : "unexplained";
+}
+
+bool pms_cause_is_environment(enum pms_cause c)
+{
+	return c == PMS_CAUSE_THROTTLE || c == PMS_CAUSE_SIGNAL_QUEUE_FULL ||
+	       c == PMS_CAUSE_MULTIPLEX;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct pms_evidence *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return (int)x->cause - (int)y->cause;
+}
+
+void pms_evidence_sort(struct pms_evidence *ev, size_t n)
+{
+	if (n > 1)
+		qsort(ev, n, sizeof(*ev), cmp_ev);
+}
+
+/* Per-cause sorted timestamps, so a window is two binary searches. */
+struct by_cause {
+	uint64_t *t[PMS_CAUSE_NR];
+	size_t n[PMS_CAUSE_NR];
+};
+
+static size_t upper(const uint64_t *t, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t in_window(const struct by_cause *bc, int c, uint64_t from, uint64_t to)
+{
+	return upper(bc->t[c], bc->n[c], to) - upper(bc->t[c], bc->n[c], from);
+}
+
+static void free_by_cause(struct by_cause *bc)
+{
+	int c;
+
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		free(bc->t[c]);
+}
+
+static int split(const struct pms_evidence *ev, size_t nev, struct by_cause *bc)
+{
+	size_t i;
+	int c;
+
+	memset(bc, 0, sizeof(*bc));
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		bc->t[c] = malloc((nev ? nev : 1) * sizeof(uint64_t));
+		if (!bc->t[c]) {
+			free_by_cause(bc);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < nev; i++)
+		if (ev[i].cause < PMS_CAUSE_NR)
+			bc->t[ev[i].cause][bc->n[ev[i].cause]++] = ev[i].time_ns;
+	return 0;
+}
+
+/*
+ * An anomaly's window starts at the last on-time signal before it, so a
+ * burst of late signals all see what happened since things last went right;
+ * an on-time signal's window starts at the signal before it (what it came
+ * through unharmed), so a cause is not counted twice around one anomaly.
+ */
+static bool window_of(const struct pms_signal *sig, size_t last_ok, uint64_t *from)
+{
+	if (last_ok == SIZE_MAX)
+		return false;
+	*from = sig[last_ok].time_ns;
+	return true;
+}
+
+int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *sig,
+		   const uint8_t *cls, size_t n, const struct pms_evidence *ev, size_t nev,
+		   struct pms_attrib_result *res)
+{
+	struct by_cause bc;
+	size_t i, last_ok = SIZE_MAX;
+	uint64_t from;
+	int c, ret;
+
+	memset(res, 0, sizeof(*res));
+	res->dominant = -1;
+	res->chosen = calloc(n ? n : 1, 1);
+	if (!res->chosen)
+		return -ENOMEM;
+	ret = split(ev, nev, &bc);
+	if (ret) {
+		free(res->chosen);
+		res->chosen = NULL;
+		return ret;
+	}
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		res->cause[c].events = bc.n[c];
+
+	/* First pass: how often each cause falls into each kind of window. */
+	for (i = 0; i < n; i++) {
+		bool on_time = cls[i] == PMS_CLASS_ON_TIME;
+
+		if (window_of(sig, on_time ? (i ? i - 1 : SIZE_MAX) : last_ok, &from)) {
+			if (on_time)
+				res->on_time++;
+			else
+				res->anomalies++;
+			for (c = 0; c < PMS_CAUSE_NR; c++) {
+				if (!in_window(&bc, c, from, sig[i].time_ns))
+					continue;
+				if (on_time)
+					res->cause[c].on_time_windows++;
+				else
+					res->cause[c].anomaly_windows++;
+			}
+		}
+		if (on_time)
+			last_ok = i;
+	}
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		struct pms_cause_stat *cs = &res->cause[c];
+		double fa = res->anomalies ? (double)cs->anomaly_windows / res->anomalies : 0;
+		double fo = res->on_time ? (double)cs->on_time_windows / res->on_time : 0;
+
+		cs->lift = fo > 0 ? fa / fo : -1;
+		/* A lift from a handful of windows is noise: test the 2x2 table. */
+		cs->p = pms_fisher_exact(cs->anomaly_windows, res->anomalies - cs->anomaly_windows,
+					 cs->on_time_windows, res->on_time - cs->on_time_windows);
+	}
+
+	/* Second pass: choose a cause per anomaly by the documented rule. */
+	last_ok = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		int best = -1;
+
+		if (cls[i] == PMS_CLASS_ON_TIME) {
+			last_ok = i;
+			continue;
+		}
+		if (!window_of(sig, last_ok, &from)) {
+			res->unexplained++;
+			continue;
+		}
+		for (c = 0; c < PMS_CAUSE_NR; c++) {
+			const struct pms_cause_stat *cs = &res->cause[c];
+
+			if (!in_window(&bc, c, from, sig[i].time_ns))
+				continue;
+			/* Environment stops signals by itself: present is enough. */
+			if (pms_cause_is_environment(c)) {
+				best = c;
+				break;
+			}
+			/* Never seen on time, or seen far more often with anomalies. */
+			if ((cs->lift < 0 || cs->lift >= cfg->lift_min) && cs->p < cfg->alpha &&
+			    (best < 0 || (cs->lift < 0 ? 1e300 : cs->lift) >
+			     (res->cause[best].lift < 0 ? 1e300 : res->cause[best].lift)))
+				best = c;
+		}
+		if (best < 0) {
+			res->unexplained++;
+			continue;
+		}
+		res->chosen[i] = (uint8_t)(best + 1);
+		res->cause[best].claimed++;
+	}
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		if (res->cause[c].claimed &&
+		    (res->dominant < 0 || res->cause[c].claimed > res->cause[res->dominant].claimed))
+			res->dominant = c;
+	free_by_cause(&bc);
+	return 0;
+}
+
+void pms_attrib_free(struct pms_attrib_result *res)
+{
+	free(res->chosen);
+	res->chosen = NULL;
+}
+
+static json_object *evidence_json(const struct pms_evidence *e, uint64_t from)
+{
+	json_object *o = json_object_new_object();
+
+	pms_json_add(o, "kind", json_object_new_string(pms_cause_name(e->cause)));
+	pms_json_add(o, "offset_ns", json_object_new_uint64(e->time_ns - from));
+	if (e->cause == PMS_CAUSE_MIGRATION || e->cause == PMS_CAUSE_REBIND) {
+		json_object_object_add(o, "from_cpu", e->a >= 0 ? json_object_new_int(e->a) : NULL);
+		json_object_object_add(o, "to_cpu", e->b >= 0 ? json_object_new_int(e->b) : NULL);
+	} else if (e->cause == PMS_CAUSE_SWITCH_OUT) {
+		char st[2] = { (char)e->a, 0 };
+
+		pms_json_add(o, "state", json_object_new_string(st));
+	} else if (e->cause == PMS_CAUSE_IOCTL_DISABLE) {
+		json_object_object_add(o, "toggle", e->a >= 0 ? json_object_new_int(e->a) : NULL);
+	}
+	return o;
+}
+
+void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attrib_result *res,
+			 const struct pms_signal *sig, const uint8_t *cls, size_t n,
+			 const struct pms_evidence *ev,
+			 size_t nev, json_object *oracle)
+{
+	json_object *anom, *list;
+	size_t i, k;
+
+	if (!json_object_object_get_ex(oracle, "anomalies", &anom) ||
+	    !json_object_object_get_ex(anom, "list", &list))
+		return;
+	for (i = 0; i < json_object_array_length(list); i++) {
+		json_object *a = json_object_array_get_idx(list, i), *num, *items;
+		uint64_t nr, from = 0;
+		size_t s, j, lo;
+
+		if (!json_object_object_get_ex(a, "signal", &num))
+			continue;
+		nr = json_object_get_uint64(num);
+		if (!nr || nr > n)
+			continue;
+		s = (size_t)nr - 1;
+		/* the window: back to the last on-time signal */
+		for (j = s; j-- > 0;)
+			if (cls[j] == PMS_CLASS_ON_TIME) {
+				from = sig[j].time_ns;
+				break;
+			}
+		json_object_object_add(a, "cause", json_object_new_string(
+			res->chosen[s] ? pms_cause_name(res->chosen[s] - 1) : "unexplained"));
+		json_object_object_add(a, "window_ns", from ?
+				       json_object_new_uint64(sig[s].time_ns - from) : NULL);
+		items = json_object_new_array();
+		for (lo = 0; lo < nev && ev[lo].time_ns <= from; lo++)
+			;
+		for (k = lo; k < nev && ev[k].time_ns <= sig[s].time_ns &&
+		     json_object_array_length(items) < cfg->max_listed; k++)
+			pms_json_push(items, evidence_json(&ev[k], from));
+		json_object_object_add(a, "evidence", items);
+	}
+}
+
+json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
+				const struct pms_attrib_result *res)
+{
+	json_object *o = json_object_new_object(), *causes = json_object_new_array();
+	char sentence[512];
+	int c;
+
+	pms_json_add(o, "rule", json_object_new_string(
+		"an anomaly's window runs from the last on-time signal before it, an on-time "
+		"signal's from the signal before it; an anomaly "
+		"is given the environment cause (throttle, signal_queue_full, multiplex) found "
+		"in its window, else the correlated cause in its window with the highest lift "
+		"(share of anomaly windows holding it / share of on-time windows holding it) "
+		"if that lift is at least lift_min (or the cause never came with an on-time "
+		"signal) and Fisher's exact test on the windows gives p below alpha; else it is "
+		"unexplained"));
+	pms_json_add(o, "lift_min", json_object_new_double(cfg->lift_min));
+	pms_json_add(o, "alpha", json_object_new_double(cfg->alpha));
+	pms_json_add(o, "complete", json_object_new_boolean(cfg->complete));
+	json_object_object_add(o, "incomplete_why", cfg->incomplete_why ?
+		     json_object_new_string(cfg->incomplete_why) : NULL);
+	pms_json_add(o, "scheduler_trace", json_object_new_boolean(cfg->traced));
+	pms_json_add(o, "anomaly_windows", json_object_new_uint64(res->anomalies));
+	pms_json_add(o, "on_time_windows", json_object_new_uint64(res->on_time));
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		const struct pms_cause_stat *cs = &res->cause[c];
+		json_object *e = json_object_new_object();
+
+		pms_json_add(e, "cause", json_object_new_string(pms_cause_name(c)));
+		pms_json_add(e, "environment", json_object_new_boolean(pms_cause_is_environment(c)));
+		pms_json_add(e, "events", json_object_new_uint64(cs->events));
+		pms_json_add(e, "in_anomaly_windows", json_object_new_uint64(cs->anomaly_windows));
+		pms_json_add(e, "in_on_time_windows", json_object_new_uint64(cs->on_time_windows));
+		json_object_object_add(e, "anomaly_fraction", res->anomalies ? json_object_new_double(
+			(double)cs->anomaly_windows / res->anomalies) : NULL);
+		json_object_object_add(e, "on_time_fraction", res->on_time ? json_object_new_double(
+			(double)cs->on_time_windows / res->on_time) : NULL);
+		json_object_object_add(e, "lift", cs->lift >= 0 ? json_object_new_double(cs->lift) : NULL);
+		pms_json_add(e, "p_value", json_object_new_double(cs->p));
+		pms_json_add(e, "claimed", json_object_new_uint64(cs->claimed));
+		pms_json_push(causes, e);
+	}
+	pms_json_add(o, "causes", causes);
+	pms_json_add(o, "unexplained", json_object_new_uint64(res->unexplained));
+	json_object_object_add(o, "dominant", res->dominant >= 0 ?
+		     json_object_new_string(pms_cause_name(res->dominant)) : NULL);
+	pms_attrib_sentence(res, sentence, sizeof(sentence));
+	pms_json_add(o, "summary", json_object_new_string(sentence));
+	return o;
+}
+
+void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t len)
+{
+	const struct pms_cause_stat *cs;
+	size_t pos = 0;
+
+	if (!res->anomalies) {
+		snprintf(buf, len, "no anomaly to attribute");
+		return;
+	}
+	if (res->dominant < 0) {
+		snprintf(buf, len, "all %llu anomalies unexplained: no evidence in their windows "
+			 "stands out from the on-time windows", (unsigned long long)res->anomalies);
+		return;
+	}
+	cs = &res->cause[res->dominant];
+	pms_append(buf, len, &pos, "%llu of %llu anomalies came with %s (in %.0f%% of anomaly "
+		   "windows vs %.0f%% of on-time ones", (unsigned long long)cs->claimed,
+		   (unsigned long long)res->anomalies, pms_cause_name(res->dominant),
+		   100.0 * (double)cs->anomaly_windows / (double)res->anomalies,
+		   res->on_time ? 100.0 * (double)cs->on_time_windows / (double)res->on_time : 0);
+	if (cs->lift >= 0)
+		pms_append(buf, len, &pos, ", lift %.1f)", cs->lift);
+	else
+		pms_append(buf, len, &pos, ", never with an on-time signal)");
+	if (res->unexplained)
+		pms_append(buf, len, &pos, "; %llu unexplained", (unsigned long long)res->unexplained);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PMS_ATTRIB_H
+#define PMS_ATTRIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "pms-oracle.h"
+
+/*
+ * Attribution: why was a signal lost, late, early or extra?  Each signal
+ * has a window, from the signal before it to itself; evidence stamped on
+ * the same clock (scheduler trace, the mover's rebinds, the scenario's
+ * ioctls, throttling, the SIGIO fallback) falls into windows.  A cause is
+ * claimed for an anomaly only where its evidence is more frequent in
+ * anomaly windows than in on-time windows by at least the lift threshold
+ * (environment causes, which by themselves stop signals, excepted): a
+ * migration in every window explains nothing.
+ */
+enum pms_cause {
+	/* environment: never a kernel bug */
+	PMS_CAUSE_THROTTLE,		/* PERF_RECORD_THROTTLE, or the rate ceiling */
+	PMS_CAUSE_SIGNAL_QUEUE_FULL,	/* SIGIO fallback: RLIMIT_SIGPENDING reached */
+	PMS_CAUSE_MULTIPLEX,		/* time_running stalled while enabled */
+	/* schedule-out paths: where the known PMU bugs live */
+	PMS_CAUSE_IOCTL_DISABLE,	/* the scenario's PERF_EVENT_IOC_DISABLE */
+	PMS_CAUSE_MIGRATION,		/* sched_migrate_task of the counting thread */
+	PMS_CAUSE_REBIND,		/* the mover's request (no trace: a proxy) */
+	PMS_CAUSE_SWITCH_OUT,		/* sched_switch away from the counting thread */
+	PMS_CAUSE_NR,
+};
+
+const char *pms_cause_name(enum pms_cause c);	/* "migration", ... */
+bool pms_cause_is_environment(enum pms_cause c);
+
+struct pms_evidence {
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+	uint8_t cause;		/* enum pms_cause */
+	int32_t a, b;		/* migration: from/to CPU; switch: prev_state char; else -1 */
+};
+
+struct pms_attrib_cfg {
+	double lift_min;	/* claim a correlated cause only at this lift or more */
+	double alpha;		/* ... and when Fisher's exact test gives p below this */
+	size_t max_listed;	/* evidence items listed per anomaly */
+	bool complete;		/* every source was captured in full */
+	const char *incomplete_why;
+	bool traced;		/* scheduler trace present (else rebinds stand in) */
+};
+
+struct pms_cause_stat {
+	uint64_t events;		/* evidence items of this cause in the run */
+	uint64_t anomaly_windows;	/* anomaly windows holding at least one */
+	uint64_t on_time_windows;	/* on-time windows holding at least one */
+	uint64_t claimed;		/* anomalies this cause was chosen for */
+	double lift;			/* anomaly fraction / on-time fraction; <0: undefined */
+	double p;			/* two-sided Fisher's exact test of the windows */
+};
+
+struct pms_attrib_result {
+	uint64_t anomalies, on_time;	/* windows of each kind */
+	uint64_t unexplained;
+	struct pms_cause_stat cause[PMS_CAUSE_NR];
+	int dominant;			/* enum pms_cause, or -1: none claimed */
+	uint8_t *chosen;		/* per signal: cause + 1, 0 = none/on time */
+};
+
+/**
+ * pms_attrib_run - attribute every anomaly among @n signals whose timing
+ * classes the oracle wrote into @cls (PMS_CLASS_*), given @ev (sorted by
+ * time, @nev items).  Return: 0 or -ENOMEM.
+ */
+int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *sig,
+		   const uint8_t *cls, size_t n, const struct pms_evidence *ev, size_t nev,
+		   struct pms_attrib_result *res);
+
+void pms_attrib_free(struct pms_attrib_result *res);
+
+/* Sort evidence by time (stable for equal stamps). */
+void pms_evidence_sort(struct pms_evidence *ev, size_t n);
+
+/**
+ * pms_attrib_annotate - add "cause" and "evidence" (the items in its window,
+ * with their offsets from the window's start) to each anomaly of the
+ * oracle's JSON list.
+ */
+void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attrib_result *res,
+			 const struct pms_signal *sig, const uint8_t *cls, size_t n,
+			 const struct pms_evidence *ev, size_t nev, json_object *oracle);
+
+/* The `attribution` section of a result. */
+json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
+				const struct pms_attrib_result *res);
+
+/* One sentence for the verdict: "lost/late came with migration (97% of anomaly
+ * windows vs 4% of on-time ones, lift 24)" or "unexplained". */
+void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t len);
+
+#endif

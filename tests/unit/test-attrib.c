@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attribution on synthetic streams: a cause is claimed only against its base
+ * rate, environment causes whenever present, and an anomaly with nothing
+ * special in its window stays unexplained.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "pms-attrib.h"
+
+#define N 1000
+#define STEP 1000	/* ns between signals */
+
+static struct pms_signal sig[N];
+static uint8_t cls[N];
+
+/* Every 50th signal late, the rest on time. */
+static void stream(void)
+{
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		sig[i].time_ns = (i + 1) * STEP;
+		cls[i] = i % 50 == 49 ? PMS_CLASS_LATE : PMS_CLASS_ON_TIME;
+	}
+}
+
+/* One evidence item of @cause inside the window of signal @i. */
+static size_t put(struct pms_evidence *ev, size_t n, size_t i, enum pms_cause cause)
+{
+	ev[n].time_ns = sig[i].time_ns - STEP / 2;
+	ev[n].cause = (uint8_t)cause;
+	ev[n].a = 0;
+	ev[n].b = 1;
+	return n + 1;
+}
+
+int main(void)
+{
+	static struct pms_evidence ev[2 * N];
+	struct pms_attrib_cfg cfg = { .lift_min = 2, .alpha = 0.01, .max_listed = 8,
+				      .complete = true };
+	struct pms_attrib_result res;
+	const struct pms_cause_stat *m;
+	char buf[512];
+	size_t i, n;
+
+	stream();
+
+	/* 1: a migration before every late signal and before 2% of the others. */
+	n = 0;
+	for (i = 0; i < N; i++)
+		if (cls[i] != PMS_CLASS_ON_TIME || i % 50 == 10)
+			n = put(ev, n, i, PMS_CAUSE_MIGRATION);
+	pms_evidence_sort(ev, n);
+	ok(!pms_attrib_run(&cfg, sig, cls, N, ev, n, &res), "run: correlated migration");
+	m = &res.cause[PMS_CAUSE_MIGRATION];
+	is_u64(res.anomalies, 20, "20 anomaly windows");
+	is_u64(res.on_time, 979, "979 on-time windows (the first signal has none)");
+	is_u64(m->anomaly_windows, 20, "migration in every anomaly window");
+	is_u64(m->on_time_windows, 20, "and in 20 on-time windows");
+	ok(m->lift > 48 && m->lift < 49, "lift 979/20 = %.2f", m->lift);
+	ok(m->p < 1e-6, "Fisher p %.3g", m->p);
+	is_u64(m->claimed, 20, "migration claimed for all 20");
+	is_str(pms_cause_name(res.dominant), "migration", "dominant cause");
+	pms_attrib_sentence(&res, buf, sizeof(buf));
+	ok(strstr(buf, "20 of 20 anomalies came with migration") && strstr(buf, "lift 49.0"),
+	   "sentence: %s", buf);
+	pms_attrib_free(&res);
+
+	/* 2: a migration in every window explains nothing (injected drops). */
+	n = 0;
+	for (i = 0; i < N; i++)
+		n = put(ev, n, i, PMS_CAUSE_MIGRATION);
+	ok(!pms_attrib_run(&cfg, sig, cls, N, ev, n, &res), "run: migration everywhere");
+	m = &res.cause[PMS_CAUSE_MIGRATION];
+	ok(m->lift > 0.99 && m->lift < 1.01, "lift ~1 (%.3f)", m->lift);
+	is_u64(m->claimed, 0, "not claimed");
+	is_u64(res.unexplained, 20, "all 20 unexplained");
+	ok(res.dominant == -1, "no dominant cause");
+	pms_attrib_sentence(&res, buf, sizeof(buf));
+	ok(strstr(buf, "unexplained") != NULL, "sentence says unexplained: %s", buf);
+	pms_attrib_free(&res);
+
+	/* 3: a throttle record in a window is enough, whatever its base rate. */
+	n = 0;
+	for (i = 0; i < N; i++)
+		n = put(ev, n, i, PMS_CAUSE_MIGRATION);
+	n = put(ev, n, 49, PMS_CAUSE_THROTTLE);
+	n = put(ev, n, 50, PMS_CAUSE_THROTTLE);
+	pms_evidence_sort(ev, n);
+	ok(!pms_attrib_run(&cfg, sig, cls, N, ev, n, &res), "run: throttle");
+	is_u64(res.cause[PMS_CAUSE_THROTTLE].claimed, 1, "throttle claimed for its anomaly");
+	is_u64(res.unexplained, 19, "the other 19 unexplained");
+	ok(res.chosen[49] == PMS_CAUSE_THROTTLE + 1 && res.chosen[50] == 0,
+	   "chosen per signal: the late one, not the on-time one after it");
+	ok(pms_cause_is_environment(PMS_CAUSE_THROTTLE) &&
+	   !pms_cause_is_environment(PMS_CAUSE_MIGRATION), "environment causes");
+	pms_attrib_free(&res);
+
+	/* 4: few windows: a lift above the threshold but no significance. */
+	n = 0;
+	n = put(ev, n, 49, PMS_CAUSE_SWITCH_OUT);
+	n = put(ev, n, 10, PMS_CAUSE_SWITCH_OUT);
+	n = put(ev, n, 11, PMS_CAUSE_SWITCH_OUT);
+	pms_evidence_sort(ev, n);
+	ok(!pms_attrib_run(&cfg, sig, cls, N, ev, n, &res), "run: sparse switch-outs");
+	ok(res.cause[PMS_CAUSE_SWITCH_OUT].lift > 2, "lift %.1f above the threshold",
+	   res.cause[PMS_CAUSE_SWITCH_OUT].lift);
+	ok(res.cause[PMS_CAUSE_SWITCH_OUT].claimed == 0 &&
+	   res.cause[PMS_CAUSE_SWITCH_OUT].p >= cfg.alpha,
+	   "but p %.2g is not significant: not claimed", res.cause[PMS_CAUSE_SWITCH_OUT].p);
+	pms_attrib_free(&res);
+
+	/* 5: evidence before the first signal or after the last touches nothing. */
+	ev[0] = (struct pms_evidence){ .time_ns = 0, .cause = PMS_CAUSE_MIGRATION };
+	ev[1] = (struct pms_evidence){ .time_ns = (N + 5) * STEP, .cause = PMS_CAUSE_MIGRATION };
+	ok(!pms_attrib_run(&cfg, sig, cls, N, ev, 2, &res), "run: evidence outside windows");
+	is_u64(res.cause[PMS_CAUSE_MIGRATION].events, 2, "both counted as events");
+	is_u64(res.cause[PMS_CAUSE_MIGRATION].anomaly_windows +
+	       res.cause[PMS_CAUSE_MIGRATION].on_time_windows, 0, "in no window");
+	pms_attrib_free(&res);
+
+	is_str(pms_cause_name(PMS_CAUSE_NR), "unexplained", "out of range names unexplained");
+	return tap_done();
+}
