@@ -4,12 +4,12 @@
  * pms-attrib.h).  Pure: tested on synthetic signal and evidence streams.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pms-attrib.h"
-#include "pms-compare.h"
 #include "pms-util.h"
 
 static const char *const cause_names[PMS_CAUSE_NR] = {
@@ -115,6 +115,32 @@ static bool window_of(const struct pms_signal *sig, size_t last_ok, uint64_t *fr
 	return true;
 }
 
+/*
+ * P(X >= k) for X ~ Poisson(mu): the chance of seeing at least k events in
+ * the anomaly windows if they came at the on-time rate.  Only the upper
+ * tail matters here (a cause is claimed for excess), and for k <= mu it is
+ * large anyway, so it is summed only where its terms shrink.
+ */
+static double poisson_tail(uint64_t k, double mu)
+{
+	double sum = 0, term;
+	uint64_t i;
+
+	if (!k)
+		return 1;
+	if (mu <= 0)
+		return 0;
+	if ((double)k <= mu)
+		return 1;
+	for (i = k; i < k + 100000; i++) {
+		term = exp(-mu + (double)i * log(mu) - lgamma((double)i + 1));
+		sum += term;
+		if (term < sum * 1e-12)
+			break;
+	}
+	return sum > 1 ? 1 : sum;
+}
+
 int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *sig,
 		   const uint8_t *cls, size_t n, const struct pms_evidence *ev, size_t nev,
 		   struct pms_attrib_result *res)
@@ -143,17 +169,27 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 		bool on_time = cls[i] == PMS_CLASS_ON_TIME;
 
 		if (window_of(sig, on_time ? (i ? i - 1 : SIZE_MAX) : last_ok, &from)) {
-			if (on_time)
+			uint64_t span = sig[i].time_ns - from;
+
+			if (on_time) {
 				res->on_time++;
-			else
+				res->on_time_ns += span;
+			} else {
 				res->anomalies++;
+				res->anomaly_ns += span;
+			}
 			for (c = 0; c < PMS_CAUSE_NR; c++) {
-				if (!in_window(&bc, c, from, sig[i].time_ns))
+				size_t k = in_window(&bc, c, from, sig[i].time_ns);
+
+				if (!k)
 					continue;
-				if (on_time)
+				if (on_time) {
 					res->cause[c].on_time_windows++;
-				else
+					res->cause[c].on_time_events += k;
+				} else {
 					res->cause[c].anomaly_windows++;
+					res->cause[c].anomaly_events += k;
+				}
 			}
 		}
 		if (on_time)
@@ -161,13 +197,17 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 	}
 	for (c = 0; c < PMS_CAUSE_NR; c++) {
 		struct pms_cause_stat *cs = &res->cause[c];
-		double fa = res->anomalies ? (double)cs->anomaly_windows / res->anomalies : 0;
-		double fo = res->on_time ? (double)cs->on_time_windows / res->on_time : 0;
+		/*
+		 * Densities, not presence: the window of a signal that follows a
+		 * lost one spans two periods, so it holds twice the evidence of
+		 * an on-time window by its length alone.
+		 */
+		double rate_on = res->on_time_ns ? (double)cs->on_time_events / res->on_time_ns : 0;
 
-		cs->lift = fo > 0 ? fa / fo : -1;
-		/* A lift from a handful of windows is noise: test the 2x2 table. */
-		cs->p = pms_fisher_exact(cs->anomaly_windows, res->anomalies - cs->anomaly_windows,
-					 cs->on_time_windows, res->on_time - cs->on_time_windows);
+		cs->expected = rate_on * (double)res->anomaly_ns;
+		cs->lift = cs->expected > 0 ? (double)cs->anomaly_events / cs->expected : -1;
+		/* A lift from a handful of events is noise: how likely is it by chance? */
+		cs->p = res->on_time_ns ? poisson_tail(cs->anomaly_events, cs->expected) : 1;
 	}
 
 	/* Second pass: choose a cause per anomaly by the documented rule. */
@@ -293,10 +333,11 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 		"signal's from the signal before it; an anomaly "
 		"is given the environment cause (throttle, signal_queue_full, multiplex) found "
 		"in its window, else the correlated cause in its window with the highest lift "
-		"(share of anomaly windows holding it / share of on-time windows holding it) "
+		"(its events per second in anomaly windows / its events per second in on-time "
+		"windows) "
 		"if that lift is at least lift_min (or the cause never came with an on-time "
-		"signal) and Fisher's exact test on the windows gives p below alpha; else it is "
-		"unexplained"));
+		"signal) and the chance of that many events at the on-time rate (Poisson) is "
+		"below alpha; else it is unexplained"));
 	pms_json_add(o, "lift_min", json_object_new_double(cfg->lift_min));
 	pms_json_add(o, "alpha", json_object_new_double(cfg->alpha));
 	pms_json_add(o, "complete", json_object_new_boolean(cfg->complete));
@@ -305,6 +346,8 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 	pms_json_add(o, "scheduler_trace", json_object_new_boolean(cfg->traced));
 	pms_json_add(o, "anomaly_windows", json_object_new_uint64(res->anomalies));
 	pms_json_add(o, "on_time_windows", json_object_new_uint64(res->on_time));
+	pms_json_add(o, "anomaly_window_ns", json_object_new_uint64(res->anomaly_ns));
+	pms_json_add(o, "on_time_window_ns", json_object_new_uint64(res->on_time_ns));
 	for (c = 0; c < PMS_CAUSE_NR; c++) {
 		const struct pms_cause_stat *cs = &res->cause[c];
 		json_object *e = json_object_new_object();
@@ -314,6 +357,9 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 		pms_json_add(e, "events", json_object_new_uint64(cs->events));
 		pms_json_add(e, "in_anomaly_windows", json_object_new_uint64(cs->anomaly_windows));
 		pms_json_add(e, "in_on_time_windows", json_object_new_uint64(cs->on_time_windows));
+		pms_json_add(e, "events_in_anomaly_windows", json_object_new_uint64(cs->anomaly_events));
+		pms_json_add(e, "events_in_on_time_windows", json_object_new_uint64(cs->on_time_events));
+		pms_json_add(e, "expected_in_anomaly_windows", json_object_new_double(cs->expected));
 		json_object_object_add(e, "anomaly_fraction", res->anomalies ? json_object_new_double(
 			(double)cs->anomaly_windows / res->anomalies) : NULL);
 		json_object_object_add(e, "on_time_fraction", res->on_time ? json_object_new_double(
@@ -353,7 +399,7 @@ void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t 
 		   100.0 * (double)cs->anomaly_windows / (double)res->anomalies,
 		   res->on_time ? 100.0 * (double)cs->on_time_windows / (double)res->on_time : 0);
 	if (cs->lift >= 0)
-		pms_append(buf, len, &pos, ", lift %.1f)", cs->lift);
+		pms_append(buf, len, &pos, "; %.1f times as dense as on time)", cs->lift);
 	else
 		pms_append(buf, len, &pos, ", never with an on-time signal)");
 	if (res->unexplained)

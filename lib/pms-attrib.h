@@ -11,11 +11,12 @@
 
 /*
  * Attribution: why was a signal lost, late, early or extra?  Each signal
- * has a window, from the signal before it to itself; evidence stamped on
- * the same clock (scheduler trace, the mover's rebinds, the scenario's
- * ioctls, throttling, the SIGIO fallback) falls into windows.  A cause is
- * claimed for an anomaly only where its evidence is more frequent in
- * anomaly windows than in on-time windows by at least the lift threshold
+ * has a window (an anomaly's from the last on-time signal, an on-time
+ * signal's from the one before it); evidence stamped on the same clock
+ * (scheduler trace, the mover's rebinds, the scenario's ioctls, throttling,
+ * the SIGIO fallback) falls into windows.  A cause is claimed for an
+ * anomaly only where its evidence is denser in anomaly windows than in
+ * on-time windows by at least the lift threshold, and more than chance
  * (environment causes, which by themselves stop signals, excepted): a
  * migration in every window explains nothing.
  */
@@ -43,7 +44,7 @@ struct pms_evidence {
 
 struct pms_attrib_cfg {
 	double lift_min;	/* claim a correlated cause only at this lift or more */
-	double alpha;		/* ... and when Fisher's exact test gives p below this */
+	double alpha;		/* ... and when chance would explain it with p below this */
 	size_t max_listed;	/* evidence items listed per anomaly */
 	bool complete;		/* every source was captured in full */
 	const char *incomplete_why;
@@ -55,12 +56,16 @@ struct pms_cause_stat {
 	uint64_t anomaly_windows;	/* anomaly windows holding at least one */
 	uint64_t on_time_windows;	/* on-time windows holding at least one */
 	uint64_t claimed;		/* anomalies this cause was chosen for */
-	double lift;			/* anomaly fraction / on-time fraction; <0: undefined */
-	double p;			/* two-sided Fisher's exact test of the windows */
+	uint64_t anomaly_events;	/* its events inside anomaly windows */
+	uint64_t on_time_events;	/* its events inside on-time windows */
+	double expected;		/* anomaly_events expected at the on-time rate */
+	double lift;			/* anomaly_events / expected; <0: never seen on time */
+	double p;			/* P(at least anomaly_events | Poisson(expected)) */
 };
 
 struct pms_attrib_result {
 	uint64_t anomalies, on_time;	/* windows of each kind */
+	uint64_t anomaly_ns, on_time_ns;	/* their total length */
 	uint64_t unexplained;
 	struct pms_cause_stat cause[PMS_CAUSE_NR];
 	int dominant;			/* enum pms_cause, or -1: none claimed */
