@@ -222,7 +222,7 @@ void pms_print_result(FILE *f, json_object *r, long show)
 		fprintf(f, "  INTERRUPTED by %s: the result covers the run so far\n",
 			str(r, "stop_signal"));
 	{
-		char v[16];
+		char v[32];
 		size_t k;
 
 		snprintf(v, sizeof(v), "%s", str(r, "verdict"));

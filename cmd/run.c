@@ -62,6 +62,8 @@ static int exit_for_verdict(const struct pms_run *run, enum pms_status s)
 	case PMS_VERDICT_FAIL: return PMS_EXIT_FAIL;
 	case PMS_VERDICT_SKIP: return PMS_EXIT_SKIP;
 	case PMS_VERDICT_ERROR: return PMS_EXIT_ERROR;
+	/* kselftest's skip: not a pass, and not the kernel's fault */
+	case PMS_VERDICT_ENVIRONMENT: return PMS_EXIT_SKIP;
 	}
 	return PMS_EXIT_ERROR;
 }

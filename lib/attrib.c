@@ -106,7 +106,17 @@ static int split(const struct pms_evidence *ev, size_t nev, struct by_cause *bc)
  * burst of late signals all see what happened since things last went right;
  * an on-time signal's window starts at the signal before it (what it came
  * through unharmed), so a cause is not counted twice around one anomaly.
+ * Before the first on-time signal, an anomaly's window starts at the signal
+ * before it.
  */
+static size_t start_of(const uint8_t *cls, size_t i, size_t last_ok)
+{
+	/* No on-time signal yet (a run throttled from the start): the one before. */
+	if (cls[i] == PMS_CLASS_ON_TIME || last_ok == SIZE_MAX)
+		return i ? i - 1 : SIZE_MAX;
+	return last_ok;
+}
+
 static bool window_of(const struct pms_signal *sig, size_t last_ok, uint64_t *from)
 {
 	if (last_ok == SIZE_MAX)
@@ -168,7 +178,7 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 	for (i = 0; i < n; i++) {
 		bool on_time = cls[i] == PMS_CLASS_ON_TIME;
 
-		if (window_of(sig, on_time ? (i ? i - 1 : SIZE_MAX) : last_ok, &from)) {
+		if (window_of(sig, start_of(cls, i, last_ok), &from)) {
 			uint64_t span = sig[i].time_ns - from;
 
 			if (on_time) {
@@ -219,7 +229,7 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 			last_ok = i;
 			continue;
 		}
-		if (!window_of(sig, last_ok, &from)) {
+		if (!window_of(sig, start_of(cls, i, last_ok), &from)) {
 			res->unexplained++;
 			continue;
 		}
@@ -307,6 +317,8 @@ void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attr
 				from = sig[j].time_ns;
 				break;
 			}
+		if (!from && s)
+			from = sig[s - 1].time_ns;
 		json_object_object_add(a, "cause", json_object_new_string(
 			res->chosen[s] ? pms_cause_name(res->chosen[s] - 1) : "unexplained"));
 		json_object_object_add(a, "window_ns", from ?
@@ -381,7 +393,9 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t len)
 {
 	const struct pms_cause_stat *cs;
+	uint64_t total = res->unexplained;
 	size_t pos = 0;
+	int c;
 
 	if (!res->anomalies) {
 		snprintf(buf, len, "no anomaly to attribute");
@@ -393,9 +407,11 @@ void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t 
 		return;
 	}
 	cs = &res->cause[res->dominant];
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		total += res->cause[c].claimed;
 	pms_append(buf, len, &pos, "%llu of %llu anomalies came with %s (in %.0f%% of anomaly "
 		   "windows vs %.0f%% of on-time ones", (unsigned long long)cs->claimed,
-		   (unsigned long long)res->anomalies, pms_cause_name(res->dominant),
+		   (unsigned long long)total, pms_cause_name(res->dominant),
 		   100.0 * (double)cs->anomaly_windows / (double)res->anomalies,
 		   res->on_time ? 100.0 * (double)cs->on_time_windows / (double)res->on_time : 0);
 	if (cs->lift >= 0)

@@ -83,6 +83,8 @@ void pms_counter_attr(const struct pms_counter *c, struct perf_event_attr *attr)
 	attr->size = sizeof(*attr);
 	attr->sample_period = c->period;
 	attr->disabled = 1;
+	/* time_running < time_enabled is the mark of multiplexing. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	/* Signals, rebinds and trace events all go on CLOCK_MONOTONIC. */
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pms-counting.h"
@@ -46,6 +47,16 @@ static void *counting_main(void *arg)
 			 "(O_ASYNC/F_SETSIG/F_SETOWN_EX): %s", strerror(-ret));
 		goto out_ready;
 	}
+	if (k->ring_pages) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		k->ring_len = (size_t)(k->ring_pages + 1) * (size_t)page;
+		k->ring = mmap(NULL, k->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0);
+		if (k->ring == MAP_FAILED) {
+			k->ring = NULL;
+			k->ring_err = errno;
+		}
+	}
 	/* Migrations that really happened, next to the rebinds requested. */
 	k->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	k->setup_status = PMS_OK;
@@ -72,7 +83,9 @@ out_ready:
 		k->disabling(k->arg);
 	ioctl(k->fd, PERF_EVENT_IOC_DISABLE, 0);
 	k->end_ns = pms_now_ns();
-	k->final_valid = !pms_perf_read(k->fd, &k->final_value);
+	ret = pms_perf_read_times(k->fd, &k->final_value, &k->time_enabled, &k->time_running);
+	k->final_valid = ret >= 0;
+	k->times_valid = ret > 0;
 	if (k->mig_fd >= 0) {
 		ioctl(k->mig_fd, PERF_EVENT_IOC_DISABLE, 0);
 		k->migrations_valid = !pms_perf_read(k->mig_fd, &k->migrations_counted);
@@ -124,4 +137,7 @@ void pms_counting_fini(struct pms_counting *k)
 	if (k->mig_fd >= 0)
 		close(k->mig_fd);
 	k->fd = k->mig_fd = -1;
+	if (k->ring)
+		munmap(k->ring, k->ring_len);
+	k->ring = NULL;
 }

@@ -101,13 +101,29 @@ int pms_perf_async(int fd, int signo, pid_t tid)
 	return 0;
 }
 
-int pms_perf_read(int fd, uint64_t *value)
+int pms_perf_read_times(int fd, uint64_t *value, uint64_t *enabled, uint64_t *running)
 {
-	ssize_t n = read(fd, value, sizeof(*value));
+	/* value, then time_enabled and time_running where read_format asks */
+	uint64_t buf[3] = { 0, 0, 0 };
+	ssize_t n = read(fd, buf, sizeof(buf));
 
 	if (n < 0)
 		return -errno;
-	return n == sizeof(*value) ? 0 : -EIO;
+	if (n < (ssize_t)sizeof(buf[0]))
+		return -EIO;
+	*value = buf[0];
+	if (enabled)
+		*enabled = n >= (ssize_t)sizeof(buf) ? buf[1] : 0;
+	if (running)
+		*running = n >= (ssize_t)sizeof(buf) ? buf[2] : 0;
+	return n >= (ssize_t)sizeof(buf) ? 1 : 0;
+}
+
+int pms_perf_read(int fd, uint64_t *value)
+{
+	int ret = pms_perf_read_times(fd, value, NULL, NULL);
+
+	return ret < 0 ? ret : 0;
 }
 
 /* One recorder at a time: the handler has no other way to find it. */
@@ -119,7 +135,7 @@ static void record(int signo, siginfo_t *si, void *uc)
 	struct pms_recorder *r = active;
 	struct pms_signal *s;
 	struct timespec ts;
-	uint64_t value = 0, slot;
+	uint64_t value[3] = { 0, 0, 0 }, slot;
 	int saved = errno;
 
 	if (!r)
@@ -136,7 +152,7 @@ static void record(int signo, siginfo_t *si, void *uc)
 	if (signo == SIGIO)
 		__atomic_fetch_add(&r->sigio, 1, __ATOMIC_RELAXED);
 	/* SIGIO from a queue overflow carries no si_fd: the value stays 0. */
-	if (signo == r->signo && read(si->si_fd, &value, sizeof(value)) != sizeof(value))
+	if (signo == r->signo && read(si->si_fd, value, sizeof(value)) < (ssize_t)sizeof(value[0]))
 		__atomic_fetch_add(&r->read_errors, 1, __ATOMIC_RELAXED);
 	slot = __atomic_fetch_add(&r->n, 1, __ATOMIC_RELAXED);
 	if (slot >= r->cap) {
@@ -144,7 +160,7 @@ static void record(int signo, siginfo_t *si, void *uc)
 		__atomic_fetch_add(&r->dropped, 1, __ATOMIC_RELAXED);
 	} else {
 		s = &r->sig[slot];
-		s->value = value;
+		s->value = value[0];
 		s->time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		s->cpu = sched_getcpu();
 		s->si_code = si->si_code;

@@ -31,6 +31,9 @@ struct pms_counting {
 	hwloc_const_bitmap_t pin_first;
 	/* In the counting thread, each may be NULL: after ENABLE, after every
 	 * workload step, before DISABLE. */
+	/* Map a ring of this many data pages (a power of two; 0: none) on the
+	 * counter, for the kernel's THROTTLE and LOST records. */
+	unsigned int ring_pages;
 	void (*enabled)(void *arg);
 	void (*step)(void *arg);
 	void (*disabling)(void *arg);
@@ -45,6 +48,12 @@ struct pms_counting {
 	uint64_t start_ns, end_ns;
 	uint64_t final_value;
 	bool final_valid;
+	/* read_format times at the end: running < enabled means multiplexed */
+	uint64_t time_enabled, time_running;
+	bool times_valid;
+	void *ring;			/* control page, then the data pages */
+	size_t ring_len;
+	int ring_err;			/* mmap failure, or 0 */
 	uint64_t migrations_counted;
 	bool migrations_valid;
 	int64_t nr_migrations_sched;	/* the scheduler's se.nr_migrations, -1 unknown */

@@ -35,8 +35,15 @@ void pms_perf_strerror(int err, const struct pms_event *ev, char *buf, size_t le
  */
 int pms_perf_async(int fd, int signo, pid_t tid);
 
-/* read(2) of a counter opened without read_format. Return 0 or -errno. */
+/* read(2) of a counter's value, with or without the time read_format. Return 0 or -errno. */
 int pms_perf_read(int fd, uint64_t *value);
+
+/*
+ * The value and, where the counter was opened with read_format
+ * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, the two times (else 0).
+ * Return: 1 with the times, 0 without, or -errno.
+ */
+int pms_perf_read_times(int fd, uint64_t *value, uint64_t *enabled, uint64_t *running);
 
 /* Whether a missing hardware counter (not a permission problem) explains @err. */
 bool pms_perf_err_no_hardware(int err);

@@ -52,4 +52,13 @@ int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t 
 		       uint64_t sample_type, struct pms_ring_rec *out, size_t cap, size_t *n,
 		       struct pms_ring_counts *cnt);
 
+/*
+ * pms_ring_parse_kept - the same, but only records whose type bit is set in
+ * @keep (1 << PERF_RECORD_THROTTLE, ...) are stored in @out; the others are
+ * still counted in @cnt.
+ */
+int64_t pms_ring_parse_kept(const void *data, uint64_t size, uint64_t tail, uint64_t head,
+			    uint64_t sample_type, uint64_t keep, struct pms_ring_rec *out,
+			    size_t cap, size_t *n, struct pms_ring_counts *cnt);
+
 #endif

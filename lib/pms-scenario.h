@@ -15,6 +15,9 @@ enum pms_verdict {
 	PMS_VERDICT_FAIL,	/* the bug was reproduced */
 	PMS_VERDICT_SKIP,	/* what the scenario needs is missing here */
 	PMS_VERDICT_ERROR,	/* the run could not be set up or did not measure */
+	PMS_VERDICT_ENVIRONMENT,	/* signals were held back by configuration, not a
+					 * kernel bug: throttling, multiplexing, a full
+					 * signal queue */
 };
 
 /* Why setup stopped; cmd/ maps these to exit statuses. */

@@ -14,6 +14,7 @@
 #include "pms-cpus.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
+#include "pms-ring.h"
 #include "pms-scenario.h"
 #include "pms-supervise.h"
 #include "pms-trace.h"
@@ -76,7 +77,18 @@ struct pms_sigrun {
 	struct pms_sched_ev *sched;	/* collected after the count */
 	size_t nsched;
 	long long max_rate_before, max_rate_after;	/* kernel.perf_event_max_sample_rate */
+
+	/* the kernel's own records on the counter's ring: THROTTLE, LOST */
+	uint64_t ring_tail;
+	struct pms_ring_counts ring_cnt;
+	int ring_error;			/* -errno from the parser, or 0 */
+	uint64_t *throttle_ns;		/* THROTTLE times, at most PMS_SIGRUN_THROTTLE_CAP */
+	size_t nthrottle;
+	uint64_t throttle_dropped;
 };
+
+#define PMS_SIGRUN_RING_PAGES	64	/* drained every 10 ms: 8-byte samples fit */
+#define PMS_SIGRUN_THROTTLE_CAP	65536
 
 /* Before anything else; pms_sigrun_fini() may then always be called. */
 void pms_sigrun_init(struct pms_sigrun *s);

@@ -26,6 +26,7 @@ struct pms_supervisor {
 	 * storage of the scenario's own filled up. */
 	uint64_t poll_ns;
 	bool (*poll)(void *arg);
+	void *poll_arg;			/* NULL: @arg */
 	/* Append the scenario's figures to the progress line. */
 	void (*progress)(void *arg, char *buf, size_t len, uint64_t seen);
 	void *arg;

@@ -69,6 +69,13 @@ int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t 
 		       uint64_t sample_type, struct pms_ring_rec *out, size_t cap, size_t *n,
 		       struct pms_ring_counts *cnt)
 {
+	return pms_ring_parse_kept(data, size, tail, head, sample_type, ~0ull, out, cap, n, cnt);
+}
+
+int64_t pms_ring_parse_kept(const void *data, uint64_t size, uint64_t tail, uint64_t head,
+			    uint64_t sample_type, uint64_t keep, struct pms_ring_rec *out,
+			    size_t cap, size_t *n, struct pms_ring_counts *cnt)
+{
 	/* A record is at most 64 KiB (u16 size); ours are far smaller. */
 	uint64_t buf[8192];
 
@@ -123,7 +130,9 @@ int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t 
 			cnt->bytes += h.size;
 			continue;
 		}
-		if (*n < cap)
+		if (h.type >= 64 || !(keep & (1ull << h.type)))
+			;	/* counted, not wanted */
+		else if (*n < cap)
 			out[(*n)++] = r;
 		else
 			cnt->not_stored++;

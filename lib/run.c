@@ -132,6 +132,7 @@ const char *pms_verdict_name(enum pms_verdict v)
 	case PMS_VERDICT_FAIL: return "fail";
 	case PMS_VERDICT_SKIP: return "skip";
 	case PMS_VERDICT_ERROR: return "error";
+	case PMS_VERDICT_ENVIRONMENT: return "environment";
 	}
 	return "?";
 }

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +100,12 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	s->k.signo = s->signo;
 	s->k.topo = run->topo;
 	s->k.pin_first = s->pin_control && !s->use_mover ? s->cpus : NULL;
+	s->k.ring_pages = PMS_SIGRUN_RING_PAGES;
+	s->throttle_ns = calloc(PMS_SIGRUN_THROTTLE_CAP, sizeof(*s->throttle_ns));
+	if (!s->throttle_ns) {
+		snprintf(run->reason, sizeof(run->reason), "out of memory for throttle records");
+		return PMS_E_SETUP;
+	}
 	s->trace_mode = (enum pms_trace_mode)pms_opt_u64(&run->opts, "trace");
 	s->max_rate_before = max_sample_rate();
 	return PMS_OK;
@@ -148,6 +156,48 @@ enum pms_status pms_sigrun_start(struct pms_run *run, struct pms_sigrun *s)
 	return st ? st : start_trace(run, s);
 }
 
+/*
+ * Read what the kernel wrote to the counter's ring since the last call: one
+ * 8-byte sample per overflow, which is only skipped, and the THROTTLE,
+ * UNTHROTTLE and LOST records that say the kernel itself held signals back.
+ * From the supervising thread; the counting thread never reads the ring.
+ */
+static bool drain_ring(void *arg)
+{
+	struct pms_sigrun *s = arg;
+	struct perf_event_mmap_page *pg = s->k.ring;
+	struct pms_ring_rec recs[256];
+	uint64_t head, size;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!pg || s->ring_error)
+		return false;
+	size = (uint64_t)PMS_SIGRUN_RING_PAGES * (uint64_t)page;
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	if (s->ring_tail != head) {
+		size_t n = 0, i;
+		int64_t tail = pms_ring_parse_kept((const char *)pg + page, size, s->ring_tail,
+						   head, s->c.ev.attr.sample_type,
+						   1ull << PERF_RECORD_THROTTLE, recs,
+						   PMS_ARRAY_SIZE(recs), &n, &s->ring_cnt);
+
+		if (tail < 0) {
+			s->ring_error = (int)tail;
+			return false;
+		}
+		for (i = 0; i < n; i++) {
+			if (s->nthrottle < PMS_SIGRUN_THROTTLE_CAP)
+				s->throttle_ns[s->nthrottle++] = recs[i].time_ns;
+			else
+				s->throttle_dropped++;
+		}
+		/* THROTTLE records past @recs were counted in ring_cnt.not_stored. */
+		s->ring_tail = (uint64_t)tail;
+		__atomic_store_n(&pg->data_tail, s->ring_tail, __ATOMIC_RELEASE);
+	}
+	return false;
+}
+
 void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
 			  void (*progress)(void *arg, char *buf, size_t len, uint64_t seen),
 			  void *arg)
@@ -157,6 +207,9 @@ void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
 	s->sup.period = s->c.period;
 	s->sup.progress = progress;
 	s->sup.arg = arg;
+	s->sup.poll = drain_ring;
+	s->sup.poll_arg = s;
+	s->sup.poll_ns = 10000000;
 	pms_counting_go(&s->k);
 	s->mover.target = s->k.tid;
 	s->sup.mover = s->use_mover ? &s->mover : NULL;
@@ -166,6 +219,7 @@ void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
 void pms_sigrun_stop(struct pms_sigrun *s)
 {
 	pms_counting_stop(&s->k);
+	drain_ring(s);
 	s->max_rate_after = max_sample_rate();
 	if (!s->traced)
 		return;
@@ -304,6 +358,37 @@ json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
 	return o;
 }
 
+/*
+ * A mover that did not move: most rebinds refused (the guest without
+ * taskset, a cpuset that forbids the CPUs), or rebinds that the scheduler's
+ * own count says never became migrations.
+ */
+static bool mover_idle(const struct pms_sigrun *s, char *why, size_t len)
+{
+	const struct pms_mover *m = &s->mover;
+
+	if (!s->use_mover)
+		return false;
+	if (!m->requested) {
+		snprintf(why, len, "the mover made no rebind at all");
+		return true;
+	}
+	if (m->failed * 2 > m->requested) {
+		snprintf(why, len, "the mover's rebinds failed (%llu of %llu, %s mover): the "
+			 "thread was hardly moved, so migration was not tested",
+			 (unsigned long long)m->failed, (unsigned long long)m->requested,
+			 m->kind == PMS_MOVER_TASKSET ? "taskset" : "hwloc");
+		return true;
+	}
+	if (s->k.nr_migrations_sched == 0 ||
+	    (s->k.nr_migrations_sched < 0 && s->k.migrations_valid && !s->k.migrations_counted)) {
+		snprintf(why, len, "%llu rebinds but no migration happened (se.nr_migrations): "
+			 "migration was not tested", (unsigned long long)m->requested);
+		return true;
+	}
+	return false;
+}
+
 void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 			const struct pms_oracle_cfg *cfg, const struct pms_oracle_result *res,
 			const char *stressor_idle)
@@ -316,6 +401,10 @@ void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 	} else if (wd->stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "%s", wd->message);
+	} else if (mover_idle(s, why, sizeof(why))) {
+		/* Neither a pass nor a fail: the bug's trigger never fired. */
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "invalid run: %s", why);
 	} else if (pms_oracle_failed(cfg, res, why, sizeof(why)) || wd->fired) {
 		run->verdict = PMS_VERDICT_FAIL;
 		snprintf(run->reason, sizeof(run->reason), "%s%s%s", wd->message,
@@ -355,6 +444,72 @@ static int add_ev(struct pms_evidence **ev, size_t *n, size_t *cap, uint64_t t,
 	return 0;
 }
 
+/*
+ * Configuration that holds signals back by design, each with the knob that
+ * avoids it.  Return: whether any was seen; @buf gets the sentence.
+ */
+static bool environment(const struct pms_sigrun *s, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	if (s->ring_cnt.throttle || (s->max_rate_after >= 0 &&
+				      s->max_rate_after < s->max_rate_before)) {
+		pms_append(buf, len, &pos, "the kernel throttled the event (%llu THROTTLE "
+			   "records; kernel.perf_event_max_sample_rate %lld -> %lld): raise "
+			   "kernel.perf_event_max_sample_rate or lengthen --period",
+			   (unsigned long long)s->ring_cnt.throttle, s->max_rate_before,
+			   s->max_rate_after);
+	}
+	if (s->k.times_valid && s->k.time_enabled &&
+	    (double)s->k.time_running < 0.99 * (double)s->k.time_enabled) {
+		pms_append(buf, len, &pos, "%sthe event was multiplexed (on the PMU %.1f%% of "
+			   "its enabled time): free PMU counters (other perf users, the NMI "
+			   "watchdog)", pos ? "; " : "",
+			   100.0 * (double)s->k.time_running / (double)s->k.time_enabled);
+	}
+	if (s->rec.sigio) {
+		pms_append(buf, len, &pos, "%s%llu signals fell back to SIGIO: this uid's "
+			   "pending-signal queue (RLIMIT_SIGPENDING, SigQ in /proc/PID/status) was "
+			   "full: raise ulimit -i or stop other signal-heavy processes of the uid",
+			   pos ? "; " : "", (unsigned long long)s->rec.sigio);
+	}
+	return pos > 0;
+}
+
+static json_object *perf_records_json(const struct pms_sigrun *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ring_pages", json_object_new_int(PMS_SIGRUN_RING_PAGES));
+	json_object_object_add(o, "mapped", json_object_new_boolean(s->k.ring != NULL));
+	json_object_object_add(o, "error", s->k.ring_err ?
+			       json_object_new_string(strerror(s->k.ring_err)) : s->ring_error ?
+			       json_object_new_string(strerror(-s->ring_error)) : NULL);
+	json_object_object_add(o, "samples", json_object_new_uint64(s->ring_cnt.samples));
+	json_object_object_add(o, "throttle", json_object_new_uint64(s->ring_cnt.throttle));
+	json_object_object_add(o, "unthrottle", json_object_new_uint64(s->ring_cnt.unthrottle));
+	json_object_object_add(o, "lost_records",
+			       json_object_new_uint64(s->ring_cnt.lost_records));
+	json_object_object_add(o, "lost_samples",
+			       json_object_new_uint64(s->ring_cnt.lost_samples));
+	return o;
+}
+
+static json_object *multiplex_json(const struct pms_sigrun *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "time_enabled_ns", s->k.times_valid ?
+			       json_object_new_uint64(s->k.time_enabled) : NULL);
+	json_object_object_add(o, "time_running_ns", s->k.times_valid ?
+			       json_object_new_uint64(s->k.time_running) : NULL);
+	json_object_object_add(o, "running_fraction", s->k.times_valid && s->k.time_enabled ?
+			       json_object_new_double((double)s->k.time_running /
+						      (double)s->k.time_enabled) : NULL);
+	return o;
+}
+
 /* The known-bug table's view of this run. */
 static json_object *known_match(struct pms_run *run, const struct pms_sigrun *s,
 				const char *cause, char *summary, size_t len)
@@ -382,7 +537,8 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	struct pms_evidence *ev = NULL;
 	size_t n = pms_sigrun_nsignals(s), nev = 0, cap = 0, i;
 	json_object *tr, *known;
-	char why[512], sentence[512], summary[512];
+	char why[512], sentence[512], summary[512], env[768];
+	bool env_any;
 	int oom = 0;
 
 	cfg.lift_min = strtod(pms_opt_str(&run->opts, "lift-min") ?: "2", NULL);
@@ -409,6 +565,8 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	for (i = 0; i < nextra && !oom; i++)
 		oom = add_ev(&ev, &nev, &cap, extra[i].time_ns, extra[i].cause, extra[i].a,
 			     extra[i].b);
+	for (i = 0; i < s->nthrottle && !oom; i++)
+		oom = add_ev(&ev, &nev, &cap, s->throttle_ns[i], PMS_CAUSE_THROTTLE, -1, -1);
 	if (oom) {
 		free(ev);
 		return;
@@ -423,6 +581,15 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		snprintf(why, sizeof(why), "the trace buffer overran (%llu events lost): raise "
 			 "--trace-buffer-kb", (unsigned long long)(s->trace.overrun +
 								  s->trace.dropped));
+	if (!s->k.ring || s->ring_error)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sno THROTTLE records "
+			 "(%s)", why[0] ? "; " : "", s->k.ring_err ? strerror(s->k.ring_err) :
+			 s->ring_error ? "the ring could not be parsed" : "no ring");
+	else if (s->ring_cnt.lost_records || s->throttle_dropped || s->ring_cnt.not_stored)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sthe ring lost records "
+			 "(%llu LOST, %llu THROTTLE not kept)", why[0] ? "; " : "",
+			 (unsigned long long)s->ring_cnt.lost_records,
+			 (unsigned long long)(s->throttle_dropped + s->ring_cnt.not_stored));
 	if (s->mover.log_dropped)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sthe rebind log kept "
 			 "%zu of %llu rebinds", why[0] ? "; " : "", s->mover.log_n,
@@ -456,19 +623,45 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		json_object_object_add(run->result, "sysctl_during_run", sy);
 	}
 
+	json_object_object_add(run->result, "perf_records", perf_records_json(s));
+	json_object_object_add(run->result, "multiplexing", multiplex_json(s));
+
 	known = known_match(run, s, ar.dominant >= 0 ? pms_cause_name(ar.dominant) : NULL,
 			    summary, sizeof(summary));
 	json_object_object_add(run->result, "known_issues", known);
-	if (run->verdict == PMS_VERDICT_FAIL) {
+	/*
+	 * A fail, or a pass whose anomalies were only not judged (timer
+	 * events), under configuration that holds signals back.
+	 */
+	env_any = environment(s, env, sizeof(env));
+	if (run->verdict == PMS_VERDICT_FAIL ||
+	    (run->verdict == PMS_VERDICT_PASS && (res->lost || res->anomalies_total) && env_any)) {
+		uint64_t kernel = 0;
+		int c;
+
+		for (c = 0; c < PMS_CAUSE_NR; c++)
+			if (!pms_cause_is_environment(c))
+				kernel += ar.cause[c].claimed;
 		pms_attrib_sentence(&ar, sentence, sizeof(sentence));
-		pms_run_append_reason(run, "attribution: %s%s", sentence,
-				      cfg.complete ? "" : " (incomplete: see attribution)");
-		if (s->max_rate_after >= 0 && s->max_rate_after < s->max_rate_before)
-			pms_run_append_reason(run, "the kernel lowered "
-					      "kernel.perf_event_max_sample_rate from %lld to %lld "
-					      "during the run: it throttled perf interrupts",
-					      s->max_rate_before, s->max_rate_after);
-		pms_run_append_reason(run, "%s", summary);
+		if (env_any && !kernel) {
+			/*
+			 * The kernel did what it was configured to do and no
+			 * schedule-out path explains anything: not a kernel bug.
+			 */
+			char was[sizeof(run->reason)];
+
+			snprintf(was, sizeof(was), "%s", run->reason);
+			run->verdict = PMS_VERDICT_ENVIRONMENT;
+			snprintf(run->reason, sizeof(run->reason), "not a kernel bug: %s", env);
+			pms_run_append_reason(run, "what was seen: %s", was);
+			pms_run_append_reason(run, "attribution: %s", sentence);
+		} else {
+			pms_run_append_reason(run, "attribution: %s%s", sentence,
+					      cfg.complete ? "" : " (incomplete: see attribution)");
+			if (env[0])
+				pms_run_append_reason(run, "environment too: %s", env);
+			pms_run_append_reason(run, "%s", summary);
+		}
 	}
 	pms_attrib_free(&ar);
 	free(ev);
@@ -495,6 +688,8 @@ void pms_sigrun_fini(struct pms_sigrun *s)
 	s->tracefs[0] = '\0';
 	free(s->sched);
 	s->sched = NULL;
+	free(s->throttle_ns);
+	s->throttle_ns = NULL;
 	pms_mover_stop(&s->mover);
 	pms_counting_fini(&s->k);
 	pms_recorder_fini(&s->rec);

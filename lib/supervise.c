@@ -40,7 +40,7 @@ void pms_supervise(struct pms_run *run, struct pms_supervisor *s)
 
 		if (pms_run_wait(run, deadline - now < step ? deadline - now : step))
 			break;
-		if (s->poll && s->poll(s->arg)) {
+		if (s->poll && s->poll(s->poll_arg ? s->poll_arg : s->arg)) {
 			s->full = true;
 			break;
 		}

@@ -76,6 +76,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 	struct pms_toggle *t;
 	uint64_t slot, value = 0;
 	int saved = errno, err = 0, ret;
+	uint64_t buf[3] = { 0, 0, 0 };
 
 	if (__atomic_load_n(&log->stopped, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
@@ -89,8 +90,10 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 	t->disable_ns = now_ns();
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		err = -errno;
-	ret = (int)read(fd, &value, sizeof(value));
-	t->value_valid = ret == (int)sizeof(value);
+	/* async-signal-safe: room for the times the counter's read_format adds */
+	ret = (int)read(fd, buf, sizeof(buf));
+	value = buf[0];
+	t->value_valid = ret >= (int)sizeof(buf[0]);
 	if (!t->value_valid && !err)
 		err = ret < 0 ? -errno : -EIO;
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && !err)

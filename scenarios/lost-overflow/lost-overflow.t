@@ -84,14 +84,16 @@ ok $? "attribution: the fail reason says whether a known bug matches"
 
 # The scheduler trace: a private tracefs instance, gone after the run; one
 # left by a SIGKILLed run (its pid dead) is removed by the next run.
-tfs=/sys/kernel/tracing
-if [ "$(jget "$j" "d['trace']['used']")" = true ]; then
+tfs=$TRACEFS
+if [ "$(jget "$j" "d['trace']['used']")" = true ] && tracefs_up; then
 	jtrue "$j" "d['trace']['clock'] == 'mono' and d['trace']['events']['migrate'] > 0 and d['attribution']['scheduler_trace']"
 	ok $? "trace: mono clock, the mover's migrations seen ($(jget "$j" "d['trace']['events']"))"
-	ls "$tfs/instances" | grep -q '^pmustress-'
-	ok $([ $? -ne 0 ]; echo $?) "trace: no pmustress instance left after a normal run"
+	$PMS run lost-overflow --duration 200ms --json "$tmp/t.json" > /dev/null
+	[ -d "$tfs/instances" ] && ! ls "$tfs/instances" | grep -q '^pmustress-'
+	ok $? "trace: no pmustress instance left after a normal run (tracefs mounted)"
 	dead=$( (exec sleep 0) & p=$!; wait $p; echo $p)
-	mkdir "$tfs/instances/pmustress-$dead" 2>/dev/null
+	mkdir "$tfs/instances/pmustress-$dead"
+	ok $? "trace: a stale instance pmustress-$dead made for the test"
 	$PMS run lost-overflow --duration 200ms --no-mover --json "$tmp/reap.json" > /dev/null
 	[ ! -d "$tfs/instances/pmustress-$dead" ]
 	ok $? "trace: the stale instance of dead pid $dead was removed at start"
@@ -108,6 +110,44 @@ $PMS run lost-overflow --duration 60s --watchdog 500ms --json "$j" --inject-stop
 ok $([ $? -eq 1 ]; echo $?) "signals stop after 50: exits 1 without waiting out 60 s"
 jtrue "$j" "d['watchdog']['fired'] and 'watchdog: no signal' in d['reason'] and d['oracle']['signals'] == 50"
 ok $? "signals stop: the watchdog fired and the verdict says so"
+
+# Environment is not a kernel bug: task-clock under a lowered sample-rate
+# ceiling is throttled by the kernel (THROTTLE records on the counter's
+# ring).  The sysctl is put back whatever happens to the test.
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+restore_rate() { echo "$rate" > /proc/sys/kernel/perf_event_max_sample_rate; }
+if [ "$(id -u)" -eq 0 ] && echo 200 > /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null; then
+	trap 'restore_rate; tap_cleanup' EXIT
+	j=$tmp/throttled.json
+	$PMS run lost-overflow --event task-clock --period 20000 --no-mover --duration 1s \
+		--json "$j" > "$tmp/throttled.out"
+	rc=$?
+	restore_rate
+	[ "$(cat /proc/sys/kernel/perf_event_max_sample_rate)" = "$rate" ]
+	ok $? "throttled: perf_event_max_sample_rate restored to $rate"
+	[ $rc -eq 4 ]; ok $? "throttled: exits 4 (environment), got $rc"
+	jtrue "$j" "d['verdict'] == 'environment' and d['perf_records']['throttle'] > 0 and d['sysctl_during_run']['perf_event_max_sample_rate_before'] == 200"
+	ok $? "throttled: verdict environment, $(jget "$j" "d['perf_records']['throttle']") THROTTLE records, the ceiling recorded"
+	jtrue "$j" "d['reason'].startswith('not a kernel bug: the kernel throttled the event') and 'raise kernel.perf_event_max_sample_rate' in d['reason']"
+	ok $? "throttled: the reason names throttling and the knob"
+	grep -q "^ENVIRONMENT: not a kernel bug" "$tmp/throttled.out"
+	ok $? "throttled: the summary's last line says ENVIRONMENT"
+else
+	skip "throttling" "needs root to lower kernel.perf_event_max_sample_rate"
+fi
+
+# A mover that cannot move makes the run invalid, not a pass: a taskset
+# that always fails stands in for a guest without taskset.
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\nexit 1\n' > "$tmp/fakebin/taskset"
+chmod +x "$tmp/fakebin/taskset"
+j=$tmp/nomove.json
+PATH=$tmp/fakebin:$PATH $PMS run lost-overflow --mover taskset --duration 500ms --json "$j" \
+	> /dev/null
+rc=$?
+[ $rc -eq 70 ]; ok $? "mover that never moves: exits 70 (error), got $rc"
+jtrue "$j" "d['verdict'] == 'error' and d['reason'].startswith('invalid run: the mover') and 'rebinds failed' in d['reason']"
+ok $? "mover that never moves: invalid run, says the rebinds failed ($(jget "$j" "d['mover']['rebinds_failed']"))"
 
 # Event choices: a timer event is not judged for lateness or missing periods.
 j=$tmp/task-clock.json

@@ -17,6 +17,7 @@ wait_thread() {
 	return 1
 }
 
+tracefs_up || diag "tracefs cannot be mounted: the instance checks will skip"
 for sig in INT TERM; do
 	j=$tmp/$sig.json
 	start=$(date +%s)
@@ -39,6 +40,22 @@ for sig in INT TERM; do
 	grep -q "INTERRUPTED by" "$tmp/$sig.out"; ok $? "SIG$sig: human summary says interrupted"
 	[ -z "$(ls "$tmp" | grep -F "$sig.json.")" ]; ok $? "SIG$sig: no temp file left behind"
 	! kill -0 $pid 2>/dev/null; ok $? "SIG$sig: process gone"
+	if jtrue "$j" "d['trace']['used']" && mountpoint -q "$TRACEFS"; then
+		[ ! -d "/sys/kernel/tracing/instances/pmustress-$pid" ]
+		ok $? "SIG$sig: its tracefs instance pmustress-$pid was removed"
+	else
+		skip "SIG$sig: tracefs instance removed" "no trace: $(jget "$j" "d['trace']['why_not']")"
+	fi
 done
+
+# The watchdog path ends the run early too: the instance still goes.
+j=$tmp/wd.json
+$PMS run lost-overflow --duration 60s --watchdog 500ms --inject-stop-after 20 --json "$j" \
+	> /dev/null 2>&1 &
+pid=$!
+wait $pid
+jtrue "$j" "d['watchdog']['fired'] and d['trace']['used']"; ok $? "watchdog: fired, traced"
+[ -d "$TRACEFS/instances" ] && [ ! -d "$TRACEFS/instances/pmustress-$pid" ]
+ok $? "watchdog: tracefs instance pmustress-$pid removed"
 
 done_testing

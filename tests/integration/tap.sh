@@ -9,7 +9,22 @@ PY=/usr/bin/python3
 # A scratch directory removed at exit, where results go unless a test says
 # otherwise; the default run length; this machine's core PMU ("" if none).
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tracefs_mounted_here=
+tap_cleanup() {
+	rm -rf "$tmp"
+	[ -n "$tracefs_mounted_here" ] && umount "$TRACEFS" 2>/dev/null
+	return 0
+}
+trap tap_cleanup EXIT
+
+# tracefs, mounted for the test if nobody had (and unmounted at exit), so
+# checks on its instances directory look at a real one.
+TRACEFS=/sys/kernel/tracing
+tracefs_up() {
+	mountpoint -q "$TRACEFS" && return 0
+	mount -t tracefs nodev "$TRACEFS" 2>/dev/null || return 1
+	tracefs_mounted_here=1
+}
 export PMUSTRESS_RESULTS=$tmp/results
 D=${PMS_TEST_DURATION:-2s}
 V=tests/helpers/validate-json
