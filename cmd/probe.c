@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "pms-known.h"
 #include "pms-probe.h"
 
 static const char *s(json_object *o, const char *k1, const char *k2)
@@ -15,6 +16,27 @@ static const char *s(json_object *o, const char *k1, const char *k2)
 	if (k2 && (!json_object_object_get_ex(v, k2, &v) || !v))
 		return "-";
 	return json_object_get_string(v);
+}
+
+/* Which known kernel bugs this machine and kernel can show (no run needed). */
+static void print_known(json_object *host)
+{
+	struct pms_known_ctx ctx = {
+		.arch = s(host, "arch", NULL), .release = s(host, "kernel", "release"),
+		.exclude_kernel = -1, .vhe = -1, .pseudo_nmi = -1,
+	};
+	const char *pmu = s(host, "core_pmu", NULL);
+	json_object *list;
+	char summary[512];
+	size_t i;
+
+	ctx.pmu_driver = strcmp(pmu, "-") ? pmu : NULL;
+	list = pms_known_match_json(&ctx, summary, sizeof(summary));
+	printf("known bugs:  %s\n", summary);
+	for (i = 0; list && i < json_object_array_length(list); i++)
+		printf("  %-34s %s\n", s(json_object_array_get_idx(list, i), "id", NULL),
+		       s(json_object_array_get_idx(list, i), "why", NULL));
+	json_object_put(list);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -74,6 +96,7 @@ int cmd_probe(int argc, char **argv)
 			printf("feature:     %-14s %-5s %s\n", key, s(val, "supported", NULL),
 			       s(val, "detail", NULL));
 	}
+	print_known(host);
 	json_object_put(host);
 	return 0;
 }

@@ -39,6 +39,15 @@ for o in no-mover mover cpus pattern move-interval duration event exclude period
 	echo "$out" | grep -q -- "--$o"; ok $? "help lost-overflow lists --$o"
 done
 
+# The known-bug table: human, JSON, and which entries this machine can show.
+out=$($PMS known-issues); ok $? "known-issues exits 0"
+echo "$out" | grep -q "^armv8pmu-pending-overflow-sched-out"; ok $? "known-issues lists the armv8pmu entry"
+$PMS known-issues --json > "$tmp/known.json"; ok $? "known-issues --json exits 0"
+jtrue "$tmp/known.json" "len(d) >= 10 and all(e['id'] and e['title'] and 'fixed_in' in e for e in d)"
+ok $? "known-issues --json: $(jget "$tmp/known.json" "len(d)") entries, each with id, title, fixed_in"
+$PMS known-issues --bogus 2>/dev/null; [ $? -eq 64 ]; ok $? "known-issues --bogus: exit 64"
+$PMS probe | grep -q "^known bugs:  "; ok $? "probe says which known bugs apply here"
+
 # Every help form answers on stdout with exit 0, and names what it is about.
 help_forms=(
 	"help|usage: pmustress COMMAND"
@@ -51,6 +60,7 @@ help_forms=(
 	"probe --help|usage: pmustress probe"
 	"compare --help|usage: pmustress compare"
 	"help help|usage: pmustress help"
+	"known-issues --help|usage: pmustress known-issues"
 	"help disable-storm|pmustress run disable-storm \\[options\\]"
 	"run disable-storm --help|pmustress run disable-storm \\[options\\]"
 )
