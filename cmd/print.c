@@ -145,8 +145,20 @@ void pms_print_result(FILE *f, json_object *r, long show)
 	uint64_t period = u64(r, "counter.period"), tol = u64(r, "counter.tolerance");
 	size_t i, n;
 
-	fprintf(f, "pmustress %s: kernel %s, %s, %s\n", str(r, "scenario"),
-		str(host, "kernel.release"), str(host, "arch"), str(host, "cpu.model"));
+	{
+		/* The first line says what kind of result this is. */
+		char v[32];
+		size_t k;
+
+		snprintf(v, sizeof(v), "%s", str(r, "verdict"));
+		for (k = 0; v[k]; k++)
+			v[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
+		fprintf(f, "pmustress %s: %s%s%s%s on kernel %s, %s, %s\n", str(r, "scenario"), v,
+			get(r, "failure_kind") ? " (" : "",
+			get(r, "failure_kind") ? str(r, "failure_kind") : "",
+			get(r, "failure_kind") ? ")" : "",
+			str(host, "kernel.release"), str(host, "arch"), str(host, "cpu.model"));
+	}
 	if (get(r, "counter")) {
 		fprintf(f, "  counter:  %s on %s, period %" PRIu64 " +/- %" PRIu64 ", %s semantics\n",
 			str(r, "counter.name"), str(r, "counter.pmu"), period, tol,

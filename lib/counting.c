@@ -57,6 +57,25 @@ static void *counting_main(void *arg)
 			k->ring_err = errno;
 		}
 	}
+	/*
+	 * Competitors: the same event counting without sampling, enabled with
+	 * the thread, so the PMU has more events than counters and rotates
+	 * them (rotation is a schedule-out path of its own).
+	 */
+	while (k->competing_open < k->competing && k->competing_open < PMS_COMPETING_MAX) {
+		struct perf_event_attr ca = attr;
+		int cfd;
+
+		ca.sample_period = 0;
+		ca.disabled = 0;
+		ca.use_clockid = 0;
+		cfd = pms_perf_open(&ca, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (cfd < 0) {
+			k->competing_err = -cfd;
+			break;
+		}
+		k->competing_fd[k->competing_open++] = cfd;
+	}
 	/* Migrations that really happened, next to the rebinds requested. */
 	k->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	k->setup_status = PMS_OK;
@@ -140,4 +159,6 @@ void pms_counting_fini(struct pms_counting *k)
 	if (k->ring)
 		munmap(k->ring, k->ring_len);
 	k->ring = NULL;
+	while (k->competing_open)
+		close(k->competing_fd[--k->competing_open]);
 }

@@ -317,6 +317,11 @@ static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s
 	}
 
 	res->by_class[cls]++;
+	/* Single-period lateness up to the CPU's skid: how the PMU works. */
+	if (cls == PMS_CLASS_LATE && !missing && (uint64_t)delta - P - tol <= cfg->skid)
+		res->late_in_skid++;
+	else if (cls == PMS_CLASS_EARLY && delta >= 0 && P - tol - (uint64_t)delta <= cfg->skid)
+		res->early_in_skid++;
 	if (cfg->classes)
 		cfg->classes[nr - 1] = (uint8_t)cls;
 	res->hist[hist_bin(delta, P, tol)]++;
@@ -493,10 +498,16 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 		enum pms_class c = judged_order[i];
 		uint64_t v = res->by_class[c];
 
+		if (c == PMS_CLASS_LATE)
+			v -= res->late_in_skid;
+		else if (c == PMS_CLASS_EARLY)
+			v -= res->early_in_skid;
 		if (!res->judged[c] || !v)
 			continue;
-		pms_append(reason, len, &pos, "%s%" PRIu64 " %s%s", failed ? "; " : "", v,
-		       class_findings[c][v != 1], class_why[c]);
+		pms_append(reason, len, &pos, "%s%" PRIu64 " %s%s%s", failed ? "; " : "", v,
+		       class_findings[c][v != 1],
+		       (c == PMS_CLASS_LATE || c == PMS_CLASS_EARLY) && cfg->skid ?
+		       " beyond the skid bound" : "", class_why[c]);
 		failed = true;
 	}
 	if (failed)
@@ -515,6 +526,10 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 
 	pms_append(reason, len, &pos, "all %" PRIu64 " signal%s on time", res->signals,
 	       res->signals == 1 ? "" : "s");
+	if (res->late_in_skid + res->early_in_skid)
+		pms_append(reason, len, &pos, " or within the skid bound (%" PRIu64 " late, %"
+			   PRIu64 " early by at most %" PRIu64 " events past the tolerance)",
+			   res->late_in_skid, res->early_in_skid, cfg->skid);
 	if (cfg->final_valid)
 		pms_append(reason, len, &pos, " for %" PRIu64 " overflow%s", res->overflows_implied,
 		       res->overflows_implied == 1 ? "" : "s");
@@ -733,6 +748,9 @@ json_object *pms_oracle_to_json(const struct pms_oracle_cfg *cfg,
 	       ? pms_json_add(o, "overflows_implied", json_object_new_uint64(res->overflows_implied))
 	       : jnull(o, "overflows_implied")) ||
 	      pms_json_add(o, "unsettled_tail", json_object_new_uint64(res->unsettled_tail)) ||
+	      pms_json_add(o, "skid_bound", json_object_new_uint64(cfg->skid)) ||
+	      pms_json_add(o, "late_within_skid", json_object_new_uint64(res->late_in_skid)) ||
+	      pms_json_add(o, "early_within_skid", json_object_new_uint64(res->early_in_skid)) ||
 	      (cfg->final_valid
 	       ? pms_json_add(o, "loss_rate", rate_json(res->lost, res->overflows_implied))
 	       : jnull(o, "loss_rate")) ||

@@ -21,6 +21,8 @@
  * it and reads the final count; it leaves its affinity as it found it,
  * and says whether it did.
  */
+#define PMS_COMPETING_MAX 64
+
 struct pms_counting {
 	/* set by the scenario */
 	const struct pms_counter *c;
@@ -34,6 +36,9 @@ struct pms_counting {
 	/* Map a ring of this many data pages (a power of two; 0: none) on the
 	 * counter, for the kernel's THROTTLE and LOST records. */
 	unsigned int ring_pages;
+	/* Open this many more counting events like the counter on the thread
+	 * (at most PMS_COMPETING_MAX), to make the PMU multiplex on purpose. */
+	unsigned int competing;
 	void (*enabled)(void *arg);
 	void (*step)(void *arg);
 	void (*disabling)(void *arg);
@@ -54,6 +59,9 @@ struct pms_counting {
 	void *ring;			/* control page, then the data pages */
 	size_t ring_len;
 	int ring_err;			/* mmap failure, or 0 */
+	int competing_fd[64];
+	unsigned int competing_open;
+	int competing_err;		/* first open failure, or 0 */
 	uint64_t migrations_counted;
 	bool migrations_valid;
 	int64_t nr_migrations_sched;	/* the scheduler's se.nr_migrations, -1 unknown */

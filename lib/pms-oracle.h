@@ -61,6 +61,12 @@ struct pms_oracle_cfg {
 	const uint64_t *restarts;
 	size_t nr_restarts;
 	size_t max_anomalies;	/* how many anomalies to keep; the total is always counted */
+	/*
+	 * Interrupt skid the CPU is allowed: a signal late (or, after a late
+	 * one, early) by at most tolerance + skid with no index jump is
+	 * counted in its class but does not fail the run.  0: exact.
+	 */
+	uint64_t skid;
 	/* NULL, or room for one byte per signal: its timing class (never
 	 * BAD_CODE), for attribution. */
 	uint8_t *classes;
@@ -94,6 +100,8 @@ struct pms_oracle_result {
 	 * that is not judged is reported but never fails a run. */
 	bool judged[PMS_CLASS_NR];
 	bool lost_judged;
+	/* late / early signals within the skid bound: reported, not judged */
+	uint64_t late_in_skid, early_in_skid;
 	uint64_t hist[PMS_HIST_NR];
 	int64_t delta_min, delta_max;
 	uint64_t anomalies_total;

@@ -43,6 +43,14 @@ enum pms_trace_mode { PMS_TRACE_AUTO, PMS_TRACE_ON, PMS_TRACE_OFF };
 	  .max = 1u << 20, .arg = "KB",							\
 	  .help = "per-CPU trace buffer (0: the kernel's default); an overrun makes "	\
 		  "the attribution incomplete" },						\
+	{ .name = "skid-allowance", .type = PMS_OPT_U64, .min = 0, .max = 1ull << 40,	\
+	  .arg = "N", .help = "events an interrupt may land past its overflow on this CPU: "	\
+		  "late signals within it are reported, not failed (default: the CPU's "	\
+		  "figure as rr keeps it; 0 on breakpoints and software events)" },	\
+	{ .name = "competing-events", .type = PMS_OPT_U64, .def = "0", .min = 0,		\
+	  .max = 64, .arg = "N",							\
+	  .help = "open N more events like the counter on the counting thread, so the "	\
+		  "PMU multiplexes them on purpose (rotation is a schedule-out path)" },	\
 	{ .name = "lift-min", .type = PMS_OPT_STRING, .def = "2", .arg = "X",		\
 	  .help = "claim a cause for an anomaly only when its evidence is X times more "	\
 		  "frequent in anomaly windows than in on-time windows" }
@@ -66,6 +74,8 @@ struct pms_sigrun {
 	hwloc_bitmap_t cpus;
 	char cpus_why[256];
 	int signo;
+	uint64_t skid;			/* lateness allowed as interrupt skid */
+	char skid_why[384];
 
 	/* evidence */
 	enum pms_trace_mode trace_mode;

@@ -16,6 +16,7 @@
 
 #include "pms-known.h"
 #include "pms-sigrun.h"
+#include "pms-skidbound.h"
 #include "pms-util.h"
 
 const char *const pms_trace_modes[] = { "auto", "on", "off", NULL };
@@ -69,6 +70,40 @@ static enum pms_status choose_cpus(struct pms_run *run, struct pms_sigrun *s)
 	return PMS_OK;
 }
 
+static const char *host_str(json_object *host, const char *a, const char *b)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(host, a, &o) || !json_object_object_get_ex(o, b, &o) ||
+	    !json_object_is_type(o, json_type_string))
+		return NULL;
+	return json_object_get_string(o);
+}
+
+/*
+ * Lateness within the CPU's interrupt skid is how the PMU works, not a lost
+ * signal: rr's per-CPU figures unless --skid-allowance says otherwise.  A
+ * breakpoint's debug exception and a software event's overflow are taken
+ * in place, so they are held exact.
+ */
+static void choose_skid(struct pms_run *run, struct pms_sigrun *s)
+{
+	if (pms_opt_given(&run->opts, "skid-allowance")) {
+		s->skid = pms_opt_u64(&run->opts, "skid-allowance");
+		snprintf(s->skid_why, sizeof(s->skid_why), "--skid-allowance");
+	} else if (s->c.ev.breakpoint || s->c.ev.attr.type == PERF_TYPE_SOFTWARE ||
+		   s->c.ev.attr.type == PERF_TYPE_TRACEPOINT) {
+		s->skid = 0;
+		snprintf(s->skid_why, sizeof(s->skid_why), "%s: the overflow is taken in place, "
+			 "no PMU skid", s->c.ev.breakpoint ? "breakpoint" : "software event");
+	} else {
+		s->skid = pms_skid_default_allowance(host_str(run->host, "cpu", "vendor"),
+						     host_str(run->host, "cpu", "model"),
+						     host_str(run->host, "cpu", "midr"),
+						     s->skid_why, sizeof(s->skid_why));
+	}
+}
+
 enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 {
 	enum pms_status st;
@@ -101,12 +136,14 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	s->k.topo = run->topo;
 	s->k.pin_first = s->pin_control && !s->use_mover ? s->cpus : NULL;
 	s->k.ring_pages = PMS_SIGRUN_RING_PAGES;
+	s->k.competing = (unsigned int)pms_opt_u64(&run->opts, "competing-events");
 	s->throttle_ns = calloc(PMS_SIGRUN_THROTTLE_CAP, sizeof(*s->throttle_ns));
 	if (!s->throttle_ns) {
 		snprintf(run->reason, sizeof(run->reason), "out of memory for throttle records");
 		return PMS_E_SETUP;
 	}
 	s->trace_mode = (enum pms_trace_mode)pms_opt_u64(&run->opts, "trace");
+	choose_skid(run, s);
 	s->max_rate_before = max_sample_rate();
 	return PMS_OK;
 }
@@ -250,6 +287,7 @@ void pms_sigrun_oracle_cfg(const struct pms_run *run, const struct pms_sigrun *s
 	cfg->final_valid = s->k.final_valid && !s->rec.dropped;
 	cfg->final_value = s->k.final_value;
 	cfg->max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
+	cfg->skid = s->skid;
 }
 
 static json_object *workload_json(const struct pms_sigrun *s, json_object *count_check)
@@ -352,6 +390,7 @@ json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
 	json_object_object_add(run->result, "affinity", affinity_json(s));
 	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&s->rec));
 	o = pms_oracle_to_json(cfg, res);
+	json_object_object_add(o, "skid_source", json_object_new_string(s->skid_why));
 	annotate_rebinds(s, o);
 	json_object_object_add(run->result, "oracle", o);
 	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&s->sup.wd));
@@ -389,6 +428,20 @@ static bool mover_idle(const struct pms_sigrun *s, char *why, size_t len)
 	return false;
 }
 
+/* The worst thing a failing run saw, for the summary's first line. */
+static const char *failure_kind(const struct pms_oracle_result *res,
+				const struct pms_watchdog *wd)
+{
+	if (res->lost_judged && res->lost)
+		return "lost overflows";
+	if ((res->judged[PMS_CLASS_SPURIOUS] && res->by_class[PMS_CLASS_SPURIOUS]) ||
+	    (res->judged[PMS_CLASS_BAD_CODE] && res->by_class[PMS_CLASS_BAD_CODE]))
+		return "extra or malformed signals";
+	if (wd->fired)
+		return "signals stopped";
+	return "late signals beyond the skid bound";
+}
+
 void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 			const struct pms_oracle_cfg *cfg, const struct pms_oracle_result *res,
 			const char *stressor_idle)
@@ -407,6 +460,8 @@ void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 		snprintf(run->reason, sizeof(run->reason), "invalid run: %s", why);
 	} else if (pms_oracle_failed(cfg, res, why, sizeof(why)) || wd->fired) {
 		run->verdict = PMS_VERDICT_FAIL;
+		json_object_object_add(run->result, "failure_kind",
+				       json_object_new_string(failure_kind(res, wd)));
 		snprintf(run->reason, sizeof(run->reason), "%s%s%s", wd->message,
 			 wd->fired ? "; " : "", why);
 	} else if (!res->signals && (!s->k.final_valid || s->k.final_value < s->c.period)) {
@@ -507,6 +562,10 @@ static json_object *multiplex_json(const struct pms_sigrun *s)
 	json_object_object_add(o, "running_fraction", s->k.times_valid && s->k.time_enabled ?
 			       json_object_new_double((double)s->k.time_running /
 						      (double)s->k.time_enabled) : NULL);
+	json_object_object_add(o, "competing_requested", json_object_new_int((int)s->k.competing));
+	json_object_object_add(o, "competing_opened", json_object_new_int((int)s->k.competing_open));
+	json_object_object_add(o, "competing_error", s->k.competing_err ?
+			       json_object_new_string(pms_errno_name(s->k.competing_err)) : NULL);
 	return o;
 }
 

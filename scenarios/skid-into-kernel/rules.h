@@ -10,6 +10,7 @@
 #include "pms-oracle.h"
 
 #include "pms-ring.h"
+#include "pms-skidbound.h"
 
 /*
  * skid-into-kernel analysis: the rules that put each overflow's sample next
@@ -117,17 +118,6 @@ bool pms_skid_failed(const struct pms_skid_cfg *cfg, const struct pms_skid_resul
 
 const char *pms_skid_kind_name(enum pms_skid_kind kind);
 
-/**
- * pms_skid_default_allowance - rr's per-CPU skid allowance (see the skid-into-kernel README)
- * from the probe's cpu.vendor, cpu.model and cpu.midr (any may be NULL):
- * Intel 125, Neoverse N1/V1/N2 1000, Cortex-A76/A77/A78/X1 10000, AMD (Zen)
- * 10000; anything else 10000, the largest rr uses, since no figure is
- * known.  @why gets the sentence the JSON records.
- *
- * Return: the allowance.
- */
-uint64_t pms_skid_default_allowance(const char *vendor, const char *model, const char *midr,
-				    char *why, size_t len);
 
 /* The skid_into_kernel section's analysis part: counts, skid, findings. */
 json_object *pms_skid_to_json(const struct pms_skid_cfg *cfg, const struct pms_skid_result *res);

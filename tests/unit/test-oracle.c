@@ -193,6 +193,45 @@ static void test_late_then_early(void)
 	pms_oracle_result_free(&r);
 }
 
+/*
+ * The same late-then-early pair within a CPU's skid bound is reported but
+ * not failed; a signal a whole period late is never skid.
+ */
+static void test_skid_bound(void)
+{
+	static const uint64_t v[] = { 10000, 20000, 33000, 40000 };
+	static const uint64_t w[] = { 10000, 20000, 40000, 40500 };
+	struct pms_oracle_cfg c = cfg_exact();
+	struct pms_oracle_result r;
+	char why[256];
+	size_t n = stream(v, 4);
+
+	c.final_valid = true;
+	c.final_value = 40100;
+	c.skid = 2000;		/* 0.3P late = tol + 2000: just inside */
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "skid: classify returns 0");
+	is_u64(r.by_class[PMS_CLASS_LATE], 1, "skid: the 1.3P delta is still counted late");
+	is_u64(r.late_in_skid, 1, "skid: ... within the bound");
+	is_u64(r.early_in_skid, 1, "skid: the 0.7P delta after it likewise");
+	ok(!pms_oracle_failed(&c, &r, why, sizeof(why)) && contains(why, "within the skid bound"),
+	   "skid: not a failure, and the pass says why: %s", why);
+	pms_oracle_result_free(&r);
+
+	c.skid = 1999;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "skid 1999: classify");
+	ok(pms_oracle_failed(&c, &r, why, sizeof(why)) && contains(why, "beyond the skid bound"),
+	   "skid one short: the late signal fails the run: %s", why);
+	pms_oracle_result_free(&r);
+
+	n = stream(w, 4);
+	c.skid = 100000;
+	c.final_value = 40600;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "skid: whole-period jump");
+	is_u64(r.late_in_skid, 0, "skid: a signal that skipped an index is never skid");
+	ok(pms_oracle_failed(&c, &r, why, sizeof(why)), "skid: the 2P delta fails: %s", why);
+	pms_oracle_result_free(&r);
+}
+
 static void test_spurious(void)
 {
 	static const uint64_t v[] = { 10000, 10003, 20000 };
@@ -761,6 +800,7 @@ int main(void)
 	test_timer();
 	test_anomaly_cap();
 	test_histogram();
+	test_skid_bound();
 	test_jump_two_small_delta();
 	test_floor_index();
 	test_class_edges();
