@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,7 @@ static void print_notes(json_object *pair, size_t nr)
 {
 	json_object *why = get(pair, "why"), *also = get(pair, "also");
 	json_object *diffs = get(pair, "differences"), *abi = get(pair, "abi_changes");
+	json_object *notes = get(pair, "notes");
 	size_t i;
 
 	if (json_object_array_length(why)) {
@@ -201,6 +204,295 @@ static void print_notes(json_object *pair, size_t nr)
 		}
 		printf("\n");
 	}
+	for (i = 0; i < json_object_array_length(notes); i++)
+		printf("#%zu note: %s\n", nr, text(json_object_array_get_idx(notes, i)));
+}
+
+/* ---- the side-by-side block of each pair */
+
+#define BLOCK_ROWS	64
+#define BLOCK_CELL	96
+#define CMDLINE_SHOWN	40
+
+/* Rows of four cells: what, OLD, NEW, remark. */
+struct block {
+	char cell[BLOCK_ROWS][4][BLOCK_CELL];
+	size_t n;
+};
+
+static void row(struct block *b, const char *what, const char *old, const char *new,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void row(struct block *b, const char *what, const char *old, const char *new,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->n == BLOCK_ROWS)
+		return;
+	snprintf(b->cell[b->n][0], BLOCK_CELL, "%s", what);
+	snprintf(b->cell[b->n][1], BLOCK_CELL, "%s", old);
+	snprintf(b->cell[b->n][2], BLOCK_CELL, "%s", new);
+	va_start(ap, fmt);
+	vsnprintf(b->cell[b->n][3], BLOCK_CELL, fmt, ap);
+	va_end(ap);
+	b->n++;
+}
+
+static void block_print(const struct block *b)
+{
+	size_t w[3] = { 0 }, i, c;
+
+	for (i = 0; i < b->n; i++)
+		for (c = 0; c < 3; c++)
+			if (strlen(b->cell[i][c]) > w[c])
+				w[c] = strlen(b->cell[i][c]);
+	for (i = 0; i < b->n; i++) {
+		printf("   %-*s  %-*s  ", (int)w[0], b->cell[i][0], (int)w[1], b->cell[i][1]);
+		if (b->cell[i][3][0])
+			printf("%-*s  %s\n", (int)w[2], b->cell[i][2], b->cell[i][3]);
+		else
+			printf("%s\n", b->cell[i][2]);
+	}
+}
+
+static bool is_null(json_object *v)
+{
+	return !v || json_object_is_type(v, json_type_null);
+}
+
+/* Three significant digits, whole numbers from 1000 up; "n/a" for null. */
+static const char *num(json_object *v, char *buf, size_t len)
+{
+	double d;
+
+	if (is_null(v)) {
+		snprintf(buf, len, "n/a");
+	} else if (json_object_is_type(v, json_type_int)) {
+		snprintf(buf, len, "%s", json_object_get_string(v));
+	} else {
+		d = json_object_get_double(v);
+		if (fabs(d) >= 1000 && fabs(d) < 1e15)
+			snprintf(buf, len, "%.0f", d);
+		else
+			snprintf(buf, len, "%.3g", d);
+	}
+	return buf;
+}
+
+/* A value as text, "n/a" for null, yes/no for booleans. */
+static const char *val(json_object *v, char *buf, size_t len)
+{
+	if (is_null(v))
+		snprintf(buf, len, "n/a");
+	else if (json_object_is_type(v, json_type_boolean))
+		snprintf(buf, len, "%s", json_object_get_boolean(v) ? "yes" : "no");
+	else
+		snprintf(buf, len, "%s", text(v));
+	return buf;
+}
+
+/* "mover.migrations_sched" -> "sched"; a list when the runs disagreed. */
+static const char *source(json_object *v)
+{
+	const char *s = text(v), *dot;
+
+	if (is_null(v))
+		return "n/a";
+	if (!json_object_is_type(v, json_type_string))
+		return s;
+	dot = strrchr(s, '.');
+	return dot ? dot + 1 : s;
+}
+
+/* One exposure: its totals, then lost and anomalies per 10^6 of it. */
+static void block_unit(struct block *b, json_object *expo, const char *unit)
+{
+	json_object *u = get(expo, unit), *r;
+	char o[64], n[64], x[64], y[64], p[32], what[64], src[128];
+	const char *srco, *srcn;
+	int which;
+
+	if (is_null(get(u, "old")) && is_null(get(u, "new")))
+		return;
+	srco = source(get(u, "old_source"));
+	srcn = source(get(u, "new_source"));
+	if (!strcmp(srco, srcn) || !strcmp(srcn, "n/a"))
+		snprintf(src, sizeof(src), "%s", srco);
+	else if (!strcmp(srco, "n/a"))
+		snprintf(src, sizeof(src), "%s", srcn);
+	else
+		snprintf(src, sizeof(src), "%s / %s", srco, srcn);
+	if (!get(u, "old_per_overflow") || is_null(get(u, "old_per_overflow")))
+		snprintf(o, sizeof(o), "%s", num(get(u, "old"), x, sizeof(x)));
+	else
+		snprintf(o, sizeof(o), "%s (%s/ovf)", num(get(u, "old"), x, sizeof(x)),
+			 num(get(u, "old_per_overflow"), y, sizeof(y)));
+	if (!get(u, "new_per_overflow") || is_null(get(u, "new_per_overflow")))
+		snprintf(n, sizeof(n), "%s", num(get(u, "new"), x, sizeof(x)));
+	else
+		snprintf(n, sizeof(n), "%s (%s/ovf)", num(get(u, "new"), x, sizeof(x)),
+			 num(get(u, "new_per_overflow"), y, sizeof(y)));
+	num(get(u, "ratio"), x, sizeof(x));
+	row(b, unit, o, n, "%s%s, from %s%s%s", x, strcmp(x, "n/a") ? "x" : "", src,
+	    json_object_get_boolean(get(u, "driven")) ? "" : ", not applied on purpose",
+	    json_object_get_boolean(get(u, "differs")) ? "  DIFFERS >2x" : "");
+	for (which = 0; which < 2; which++) {
+		const char *k = which ? "anomalies" : "lost";
+
+		r = get(u, k);
+		snprintf(what, sizeof(what), "  %s per 10^6 %s", k, unit);
+		snprintf(o, sizeof(o), "%s (%s)", num(get(r, "old"), x, sizeof(x)),
+			 num(get(r, "old_events"), y, sizeof(y)));
+		snprintf(n, sizeof(n), "%s (%s)", num(get(r, "new"), x, sizeof(x)),
+			 num(get(r, "new_events"), y, sizeof(y)));
+		fmt_p(p, sizeof(p), is_null(get(r, "p")) ? NULL : get(r, "p"));
+		row(b, what, o, n, "p=%s %s%s", p, text(get(r, "change")),
+		    json_object_get_boolean(get(r, "decides")) ? "" : " ~");
+	}
+}
+
+static const char *attrib_complete(json_object *side, char *buf, size_t len)
+{
+	if (is_null(side))
+		snprintf(buf, len, "n/a");
+	else if (json_object_get_boolean(get(side, "complete")))
+		snprintf(buf, len, "yes");
+	else if (json_object_get_int64(get(side, "runs")) < json_object_get_int64(get(side, "of_runs")))
+		snprintf(buf, len, "no (%s of %s runs)", text(get(side, "runs")),
+			 text(get(side, "of_runs")));
+	else
+		snprintf(buf, len, "no");
+	return buf;
+}
+
+static void block_attrib(struct block *b, json_object *pair)
+{
+	json_object *a = get(pair, "attribution"), *ao = get(a, "old"), *an = get(a, "new");
+	json_object *causes = get(a, "causes"), *ki = get(pair, "known_issues_matched");
+	char o[BLOCK_CELL], n[BLOCK_CELL], what[64];
+	size_t i, j, shown = 0;
+
+	if (is_null(ao) && is_null(an)) {
+		row(b, "attribution", "n/a", "n/a", "%s", "");
+	} else {
+		row(b, "attribution complete", attrib_complete(ao, o, sizeof(o)),
+		    attrib_complete(an, n, sizeof(n)), "%s", "");
+		for (i = 0; i < json_object_array_length(causes); i++) {
+			json_object *c = json_object_array_get_idx(causes, i);
+
+			/* Causes neither side claimed anything for stay in the JSON. */
+			if (json_object_get_int64(get(c, "old")) == 0 &&
+			    json_object_get_int64(get(c, "new")) == 0)
+				continue;
+			snprintf(what, sizeof(what), "  claimed: %s", text(get(c, "cause")));
+			row(b, what, num(get(c, "old"), o, sizeof(o)), num(get(c, "new"), n, sizeof(n)),
+			    "%s", "");
+			shown++;
+		}
+		if (!shown)
+			row(b, "  claimed", is_null(ao) ? "n/a" : "0", is_null(an) ? "n/a" : "0",
+			    "%s", "no cause claimed anything");
+		row(b, "  unexplained", num(get(ao, "unexplained"), o, sizeof(o)),
+		    num(get(an, "unexplained"), n, sizeof(n)), "%s", "");
+		row(b, "  dominant cause", is_null(ao) ? "n/a" : is_null(get(ao, "dominant")) ?
+		    "none" : text(get(ao, "dominant")), is_null(an) ? "n/a" :
+		    is_null(get(an, "dominant")) ? "none" : text(get(an, "dominant")), "%s", "");
+	}
+	for (j = 0; j < 2; j++) {
+		json_object *ids = get(ki, j ? "new" : "old");
+		char *buf = j ? n : o;
+
+		buf[0] = '\0';
+		if (is_null(ids))
+			snprintf(buf, BLOCK_CELL, "n/a");
+		else if (!json_object_array_length(ids))
+			snprintf(buf, BLOCK_CELL, "none");
+		for (i = 0; !is_null(ids) && i < json_object_array_length(ids); i++)
+			cat(buf, BLOCK_CELL, "%s%s", i ? "," : "",
+			    text(json_object_array_get_idx(ids, i)));
+	}
+	row(b, "known issues matched", o, n, "%s",
+	    strcmp(o, "n/a") && strcmp(n, "n/a") && strcmp(o, n) ? "DIFFERS" : "");
+}
+
+/* A condition row, when either side records it. */
+static void block_cond(struct block *b, json_object *conds, const char *name, const char *what)
+{
+	json_object *c = get(conds, name);
+	char o[BLOCK_CELL], n[BLOCK_CELL];
+
+	if (is_null(get(c, "old")) && is_null(get(c, "new")))
+		return;
+	if (!strcmp(name, "rebinds_per_second")) {
+		num(get(c, "old"), o, sizeof(o));
+		num(get(c, "new"), n, sizeof(n));
+	} else {
+		val(get(c, "old"), o, sizeof(o));
+		val(get(c, "new"), n, sizeof(n));
+	}
+	if (!strcmp(name, "kernel_cmdline")) {
+		if (strlen(o) > CMDLINE_SHOWN)
+			strcpy(o + CMDLINE_SHOWN - 3, "...");
+		if (strlen(n) > CMDLINE_SHOWN)
+			strcpy(n + CMDLINE_SHOWN - 3, "...");
+	}
+	row(b, what, o, n, "%s", json_object_get_boolean(get(c, "differs")) ? "DIFFERS" : "");
+}
+
+static void block_conditions(struct block *b, json_object *conds)
+{
+	json_object *bo, *ao, *bn, *an;
+	char o[BLOCK_CELL], n[BLOCK_CELL], x[32], y[32];
+
+	block_cond(b, conds, "perf_event_max_sample_rate", "perf_event_max_sample_rate");
+	bo = get(get(conds, "perf_event_max_sample_rate_before"), "old");
+	ao = get(get(conds, "perf_event_max_sample_rate_after"), "old");
+	bn = get(get(conds, "perf_event_max_sample_rate_before"), "new");
+	an = get(get(conds, "perf_event_max_sample_rate_after"), "new");
+	if (!is_null(bo) || !is_null(ao) || !is_null(bn) || !is_null(an)) {
+		snprintf(o, sizeof(o), "%s -> %s", num(bo, x, sizeof(x)), num(ao, y, sizeof(y)));
+		snprintf(n, sizeof(n), "%s -> %s", num(bn, x, sizeof(x)), num(an, y, sizeof(y)));
+		row(b, "  during the run", o, n, "%s", "");
+	}
+	block_cond(b, conds, "throttled_during_run", "  throttled during the run");
+	block_cond(b, conds, "rebinds_per_second", "mover rate (rebinds/s)");
+	block_cond(b, conds, "cpu_model", "CPU model");
+	block_cond(b, conds, "vhe", "VHE");
+	block_cond(b, conds, "pseudo_nmi", "pseudo-NMI");
+	block_cond(b, conds, "kernel_cmdline", "kernel command line");
+	block_cond(b, conds, "trace_used", "scheduler trace used");
+}
+
+/*
+ * OLD and NEW side by side: exposures and the rates against them, causes,
+ * known issues, and the conditions that bear on the rates.
+ */
+static void print_block(json_object *pair, size_t nr)
+{
+	struct block *b = calloc(1, sizeof(*b));
+	json_object *expo = get(pair, "exposure");
+	bool measured;
+	char label[512];
+
+	if (!b) {
+		pms_err("out of memory");
+		return;
+	}
+	measured = json_object_get_int64(get(get(get(pair, "old"), "counts"), "runs_measured")) ||
+		   json_object_get_int64(get(get(get(pair, "new"), "counts"), "runs_measured"));
+	key_label(get(pair, "key"), label, sizeof(label));
+	printf("#%zu %s, side by side:\n", nr, label);
+	row(b, "", "OLD", "NEW", "%s", "");
+	if (measured) {
+		block_unit(b, expo, "migrations");
+		block_unit(b, expo, "toggles");
+		block_unit(b, expo, "overflows");
+		block_attrib(b, pair);
+	}
+	block_conditions(b, get(pair, "conditions"));
+	block_print(b);
+	free(b);
 }
 
 static void print_only(const char *side, json_object *list)
@@ -277,8 +569,10 @@ static void print_table(json_object *rep)
 	}
 	free(cells);
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		print_block(json_object_array_get_idx(pairs, i), i + 1);
 		print_notes(json_object_array_get_idx(pairs, i), i + 1);
+	}
 	print_only("OLD", get(rep, "only_old"));
 	print_only("NEW", get(rep, "only_new"));
 	nr_only = json_object_array_length(get(rep, "only_old")) +
@@ -289,9 +583,17 @@ static void print_table(json_object *rep)
 	printf("p: two-sided Fisher's exact test (fisher-exact) of events against non-events, "
 	       "OLD vs NEW:\n   lost over overflows implied; late, spurious (and gap, early, "
 	       "coalesced, bad_si_code) over signals.\n   REGRESSED: verdict pass -> fail, or a "
-	       "judged rate rose with p < %g; IMPROVED: the reverse.\n   ~: not judged under the "
-	       "counter's semantics (reported, never decisive).\n",
-	       json_object_get_double(get(rep, "alpha")));
+	       "judged rate rose with p < %g; IMPROVED: the reverse.\n"
+	       "per 10^6: lost and anomalies over migrations, toggles and overflows (count in "
+	       "parentheses), two-sided\n   conditional Poisson test (%s); those over "
+	       "migrations and toggles decide when the mover or\n   toggler ran on both sides, "
+	       "and a NEW exposed under 1/%g as much per overflow is not credited\n   with "
+	       "better rates per signal unless its rate per exposure fell too.\n"
+	       "   ~: reported, never decisive (not judged under the counter's semantics, or an "
+	       "exposure not applied\n   on purpose, or per overflow: the lost rate above "
+	       "decides).\n",
+	       json_object_get_double(get(rep, "alpha")), text(get(rep, "exposure_test")),
+	       json_object_get_double(get(rep, "exposure_factor")));
 }
 
 static int parse_alpha(const char *s, double *out)

@@ -16,6 +16,16 @@
 /* Default significance level of the per-rate test. */
 #define PMS_CMP_ALPHA		0.05
 
+/* Rates against exposure are given per this many units of exposure. */
+#define PMS_CMP_PER		1000000.0
+
+/*
+ * Exposures beyond this factor apart, old against new, are said to differ:
+ * a kernel exposed to a tenth of the migrations has little chance to lose
+ * what a migration loses.
+ */
+#define PMS_CMP_EXPOSURE_FACTOR	2.0
+
 /*
  * The rates compared, each events over trials: lost over the overflows the
  * final count implies, every other class over the signals classified.  They
@@ -32,12 +42,38 @@ enum pms_cmp_rate {
 	PMS_CMP_NR_RATES,
 };
 
+/*
+ * What a run was exposed to, against which its losses and anomalies are also
+ * counted: the migrations of the counting thread (the mover's doing), the
+ * DISABLE/ENABLE toggles of disable-storm, and the overflows themselves.
+ */
+enum pms_cmp_unit {
+	PMS_CMP_MIGRATIONS,
+	PMS_CMP_TOGGLES,
+	PMS_CMP_OVERFLOWS,
+	PMS_CMP_NR_UNITS,
+};
+
 enum pms_cmp_verdict {
 	PMS_CMP_SKIP,		/* ordered best to worst: a merged group takes the worst */
 	PMS_CMP_PASS,
 	PMS_CMP_ERROR,
 	PMS_CMP_FAIL,
 	PMS_CMP_NR_VERDICTS,
+};
+
+/*
+ * One exposure of a group, summed over its measured runs where it is known;
+ * lost and anomalies are those runs' own, so that a run without the exposure
+ * adds neither events nor exposure.
+ */
+struct pms_cmp_exposure {
+	size_t runs;			/* measured runs where the exposure is known */
+	size_t runs_driven;		/* ... and applied on purpose (mover on, toggler ran) */
+	uint64_t value;			/* the exposure, summed */
+	uint64_t lost, anomalies;	/* oracle.lost and every anomaly class, summed */
+	uint64_t ovf_value, ovf;	/* exposure and overflows of the runs with both known */
+	json_object *sources;		/* set of the fields the exposure was read from */
 };
 
 /*
@@ -57,6 +93,19 @@ struct pms_cmp_group {
 	json_object *env;		/* field -> array of its distinct values */
 	json_object *abi;		/* aux-pause: case -> array of the errnos seen */
 	size_t runs_abi;		/* runs with an ABI matrix */
+	uint64_t anomalies;		/* every anomaly class, summed (oracle.anomalies.total) */
+	struct pms_cmp_exposure expo[PMS_CMP_NR_UNITS];
+	size_t runs_rate;		/* runs with mover rebinds and seconds */
+	uint64_t rebinds;
+	double mover_seconds;
+	size_t runs_attrib;		/* runs with an attribution section */
+	size_t runs_attrib_complete;	/* ... that says complete */
+	uint64_t unexplained;
+	json_object *claimed;		/* cause -> claimed, summed; NULL without attribution */
+	size_t runs_known;		/* runs with a known_issues section */
+	json_object *known;		/* set of the known-issue ids that matched */
+	json_object *cond;		/* named condition -> array of its distinct values */
+	json_object *opts;		/* option -> array of its distinct values */
 };
 
 struct pms_cmp_side {
@@ -103,6 +152,33 @@ const char *pms_cmp_verdict_name(enum pms_cmp_verdict v);
 double pms_fisher_exact(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 
 /**
+ * pms_poisson_rate_test - two-sided test that two Poisson counts, each over its
+ * exposure, have one rate
+ * @k1: events in the first sample
+ * @e1: its exposure (migrations, toggles, overflows...)
+ * @k2: events in the second sample
+ * @e2: its exposure
+ *
+ * Given the total n = @k1 + @k2, @k1 is Binomial(n, @e1 / (@e1 + @e2)) when
+ * the rates are equal (the conditional test, R's poisson.test for two
+ * samples).  The p-value is the sum of the binomial probabilities of every
+ * outcome no more likely than @k1, with the same tolerance for ties and the
+ * same log-space tail sums as pms_fisher_exact().
+ *
+ * Return: p in [0, 1]; 1 when @k1 + @k2 is 0; NaN when an exposure is 0 or the
+ * counts overflow 64 bits.
+ */
+double pms_poisson_rate_test(uint64_t k1, uint64_t e1, uint64_t k2, uint64_t e2);
+
+/**
+ * pms_cmp_unit_name - "migrations", "toggles" or "overflows"
+ * @unit: the exposure
+ *
+ * Return: a static string, "unknown" out of range.
+ */
+const char *pms_cmp_unit_name(enum pms_cmp_unit unit);
+
+/**
  * pms_cmp_load - load one side of a comparison
  * @path: a result file, or a directory searched recursively for *.json
  * @side: filled in; release with pms_cmp_side_free() whatever the return
@@ -136,14 +212,24 @@ void pms_cmp_side_free(struct pms_cmp_side *side);
  *
  * Groups pair when their keys are equal.  For each pair and each rate the
  * 2x2 table [events, trials - events], old against new, gets
- * pms_fisher_exact().  A pair is REGRESSED when its verdict went from pass
- * to fail or a judged rate rose with p < @alpha, IMPROVED for the reverse
- * (REGRESSED wins when both hold), SAME otherwise.  Environment fields that
- * differ are listed; they never stop the comparison.
+ * pms_fisher_exact().  Losses and anomalies are also counted per
+ * PMS_CMP_PER migrations, toggles and overflows and tested with
+ * pms_poisson_rate_test(); the migrations and toggles rates decide when the
+ * run applied them on purpose on both sides.  A pair is REGRESSED when its
+ * verdict went from pass to fail or a judged rate rose with p < @alpha,
+ * IMPROVED for the reverse (REGRESSED wins when both hold), SAME otherwise;
+ * but an improvement per signal or overflow is not credited to a NEW side
+ * exposed more than PMS_CMP_EXPOSURE_FACTOR times less per overflow, unless
+ * its rate per exposure fell too.  Environment fields and options that
+ * differ are listed, and the conditions that bear on the rates (sample-rate
+ * ceiling and throttling, mover rate, CPU, VHE, pseudo-NMI, kernel command
+ * line, scheduler trace) are given side by side; none of them stops the
+ * comparison.  Sections a result lacks (older results) are null, not errors.
  *
  * Return: the report object (what `compare --json` prints: schema_version,
- * test, alpha, old, new, pairs, only_old, only_new, regressed, improved,
- * same), or NULL with errno EINVAL (bad @alpha) or ENOMEM.
+ * test, exposure_test, per, alpha, old, new, pairs, only_old, only_new,
+ * regressed, improved, same), or NULL with errno EINVAL (bad @alpha) or
+ * ENOMEM.
  */
 json_object *pms_cmp_compare(const struct pms_cmp_side *old, const struct pms_cmp_side *new,
 			     double alpha);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * compare: Fisher's exact test against R's fisher.test, then the hand-made
+ * compare: Fisher's exact test against R's fisher.test, the conditional
+ * Poisson test against hand-computed binomial sums, then the hand-made
  * results in tests/fixtures/compare (regression, improvement, noise,
- * environment, timer semantics, bad files, directories): no PMU, no root.
+ * environment, timer semantics, bad files, directories, exposure, toggles,
+ * causes, sysctl, argv, an old baseline): no PMU, no root.
  *
  * Usage: test-compare [FIXTURES_DIR]; else $PMS_FIXTURES; else tests/fixtures.
  */
@@ -80,6 +82,44 @@ static void test_fisher(void)
 	p = pms_fisher_exact(0, 4000000, 20000, 3980000);
 	ok(p >= 0.0 && p < 1e-300, "fisher far below the smallest double gives 0, not NaN");
 	ok(isnan(pms_fisher_exact(UINT64_MAX, 1, 0, 0)), "fisher: counts that overflow give NaN");
+}
+
+/*
+ * The conditional test of two Poisson counts: k1 | k1 + k2 is binomial with
+ * p = e1 / (e1 + e2).  Values by hand: Bin(10, 1/2) has P(0) = 1/1024, so
+ * 0 vs 10 at equal exposure is 2/1024; 2 vs 8 sums P(X <= 2) + P(X >= 8) =
+ * 2 * 56/1024; 3 vs 2 over exposures 1 and 4 is Bin(5, 0.2), whose outcomes
+ * no likelier than P(3) = 0.0512 are 3, 4 and 5: 0.0512 + 0.0064 + 0.00032.
+ */
+static void test_poisson(void)
+{
+	double p;
+
+	p = pms_poisson_rate_test(0, 1, 10, 1);
+	ok(close_to(p, 0.001953125, 1e-9), "poisson 0 vs 10, equal exposure: p = 2/1024 (got %.10g)",
+	   p);
+	p = pms_poisson_rate_test(2, 1000, 8, 1000);
+	ok(close_to(p, 0.109375, 1e-9), "poisson 2 vs 8, equal exposure: p = 112/1024 (got %.10g)",
+	   p);
+	p = pms_poisson_rate_test(3, 1, 2, 4);
+	ok(close_to(p, 0.05792, 1e-9), "poisson 3 in 1 vs 2 in 4: p = 0.05792 (got %.10g)", p);
+	p = pms_poisson_rate_test(1, 1, 4, 4);
+	ok(close_to(p, 1.0, 1e-12), "poisson 1 in 1 vs 4 in 4 (the expected split): p = 1");
+	/* The exposure fixture: 100 in 10^6 migrations vs 10 in 10^5, one rate. */
+	p = pms_poisson_rate_test(100, 1000000, 10, 100000);
+	ok(close_to(p, 1.0, 1e-9), "poisson 100 in 1e6 vs 10 in 1e5: p = 1 (got %.10g)", p);
+	/* 100 in 10^6 vs 50 in 10^5; exact value from big-integer binomial sums. */
+	p = pms_poisson_rate_test(100, 1000000, 50, 100000);
+	ok(close_to(p, 1.545139931e-16, 1e-6), "poisson 100 in 1e6 vs 50 in 1e5: p = 1.545e-16 "
+	   "(got %.10g)", p);
+	ok(pms_poisson_rate_test(3, 1, 2, 4) == pms_poisson_rate_test(2, 4, 3, 1),
+	   "poisson is symmetric in its samples");
+	ok(pms_poisson_rate_test(0, 5, 0, 7) == 1.0, "poisson with no events: p = 1");
+	ok(isnan(pms_poisson_rate_test(1, 0, 1, 5)), "poisson with no exposure on a side: NaN");
+	ok(isnan(pms_poisson_rate_test(UINT64_MAX, 1, 1, 1)), "poisson: counts that overflow give NaN");
+	/* Millions of events: normal approximation with continuity, 0.4147. */
+	p = pms_poisson_rate_test(3000000, 1000000000, 3002000, 1000000000);
+	ok(close_to(p, 0.4147, 2e-3), "poisson at 6e6 events p = 0.4147 (got %.5g)", p);
 }
 
 static void fixture(char *buf, size_t len, const char *rel)
@@ -350,6 +390,282 @@ static void test_directories(void)
 	json_object_put(r);
 }
 
+/* Some string of the array at @path contains @sub. */
+static bool has_str(json_object *r, const char *path, const char *sub)
+{
+	json_object *arr = jget(r, path);
+	size_t i;
+
+	for (i = 0; arr && json_object_is_type(arr, json_type_array) &&
+		    i < json_object_array_length(arr); i++)
+		if (strstr(json_object_get_string(json_object_array_get_idx(arr, i)), sub))
+			return true;
+	return false;
+}
+
+static bool is_null_at(json_object *r, const char *path)
+{
+	return !jget(r, path);
+}
+
+/* The cause entry @cause of pairs.0.attribution.causes. */
+static json_object *cause(json_object *r, const char *name)
+{
+	json_object *causes = jget(r, "pairs.0.attribution.causes");
+	size_t i;
+
+	for (i = 0; causes && i < json_object_array_length(causes); i++)
+		if (!strcmp(jstr(json_object_array_get_idx(causes, i), "cause"), name))
+			return json_object_array_get_idx(causes, i);
+	return NULL;
+}
+
+/*
+ * A kernel that lost fewer overflows because it moved the thread ten times
+ * less is not better: per migration it loses as much (SAME), or more
+ * (REGRESSED).  Only a rate per migration that fell too earns IMPROVED.
+ */
+static void test_exposure(void)
+{
+	json_object *r = compare("exposure/old.json", "exposure/new-equal.json", PMS_CMP_ALPHA);
+
+	is_str(jstr(r, "exposure_test"), "poisson-conditional", "exposure: the test is named");
+	is_u64(ju64(r, "per"), 1000000, "exposure: rates per 10^6");
+	is_str(jstr(r, "pairs.0.rates.lost.change"), "fell",
+	       "exposure: per overflow, NEW's lost rate fell (100 -> 10 of 500000)");
+	is_u64(ju64(r, "pairs.0.exposure.migrations.old"), 1000000, "exposure: OLD 10^6 migrations");
+	is_u64(ju64(r, "pairs.0.exposure.migrations.new"), 100000, "exposure: NEW 10^5 migrations");
+	is_str(jstr(r, "pairs.0.exposure.migrations.old_source"), "mover.migrations_sched",
+	       "exposure: read from mover.migrations_sched");
+	ok(jdbl(r, "pairs.0.exposure.migrations.ratio") == 0.1, "exposure: ratio 0.1");
+	ok(jdbl(r, "pairs.0.exposure.migrations.old_per_overflow") == 2.0 &&
+	   jdbl(r, "pairs.0.exposure.migrations.new_per_overflow") == 0.2,
+	   "exposure: 2 -> 0.2 migrations per overflow");
+	ok(json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.differs")),
+	   "exposure: migrations differ more than 2x");
+	ok(jdbl(r, "pairs.0.exposure.migrations.lost.old") == 100.0 &&
+	   jdbl(r, "pairs.0.exposure.migrations.lost.new") == 100.0,
+	   "exposure: 100 lost per 10^6 migrations on both");
+	ok(jdbl(r, "pairs.0.exposure.migrations.lost.p") > 0.999, "exposure: p = 1 per migration");
+	is_str(jstr(r, "pairs.0.exposure.migrations.lost.change"), "same",
+	       "exposure: per migration nothing changed");
+	ok(json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.lost.decides")),
+	   "exposure: the mover ran on both sides, so the rate per migration decides");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.exposure.overflows.lost.decides")),
+	   "exposure: per overflow is shown, Fisher's lost rate decides");
+	ok(jdbl(r, "pairs.0.exposure.overflows.lost.old") == 200.0 &&
+	   jdbl(r, "pairs.0.exposure.overflows.lost.new") == 20.0,
+	   "exposure: 200 -> 20 lost per 10^6 overflows");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.exposure.overflows.differs")),
+	   "exposure: overflows do not differ");
+	ok(is_null_at(r, "pairs.0.exposure.toggles.old") && is_null_at(r, "pairs.0.exposure.toggles.new"),
+	   "exposure: no toggles in lost-overflow (null)");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "exposure: fewer losses from 10x fewer migrations "
+	       "is SAME, not IMPROVED");
+	is_u64(ju64(r, "improved"), 0, "exposure: improved = 0");
+	ok(has_str(r, "pairs.0.also", "not credited (NEW had 0.1x the migrations per overflow of "
+		   "OLD): lost rate fell"), "exposure: the lost rate's fall is listed, not credited");
+	ok(has_str(r, "pairs.0.notes", "migrations differ more than 2x: 1000000 -> 100000 (0.1x"),
+	   "exposure: the note says the migrations differ more than 2x");
+	ok(has_str(r, "pairs.0.notes", "NEW was exposed less"), "exposure: ... and which way");
+	ok(has_str(r, "pairs.0.notes", "mover rate 100000 -> 10000 rebinds/s"),
+	   "exposure: the mover rate is named");
+	json_object_put(r);
+
+	r = compare("exposure/old.json", "exposure/new-worse.json", PMS_CMP_ALPHA);
+	is_str(jstr(r, "pairs.0.rates.lost.change"), "fell", "exposure worse: per overflow it fell");
+	is_str(jstr(r, "pairs.0.status"), "REGRESSED",
+	       "exposure worse: 100 -> 500 lost per 10^6 migrations is REGRESSED");
+	ok(has_str(r, "pairs.0.why", "lost per 10^6 migrations rose 100 -> 500 (100 in 1000000 -> "
+		   "50 in 100000), p = 1.5e-16"), "exposure worse: why names the rate per migration");
+	ok(has_str(r, "pairs.0.also", "not credited"), "exposure worse: the per-overflow fall is "
+	   "not credited");
+	json_object_put(r);
+
+	r = compare("exposure/old.json", "exposure/new-better.json", PMS_CMP_ALPHA);
+	is_str(jstr(r, "pairs.0.status"), "IMPROVED",
+	       "exposure better: no losses, per migration too, is IMPROVED");
+	ok(has_str(r, "pairs.0.why", "lost per 10^6 migrations fell 100 -> 0"),
+	   "exposure better: why names the rate per migration");
+	ok(has_str(r, "pairs.0.why", "lost rate fell") && !has_str(r, "pairs.0.also", "not credited"),
+	   "exposure better: the per-overflow fall is credited then");
+	json_object_put(r);
+
+	/* The other way round: more exposure and more losses is never excused. */
+	r = compare("exposure/new-equal.json", "exposure/old.json", PMS_CMP_ALPHA);
+	is_str(jstr(r, "pairs.0.status"), "REGRESSED",
+	       "exposure reversed: a rise per overflow still regresses (never withheld)");
+	ok(has_str(r, "pairs.0.notes", "NEW was exposed more"), "exposure reversed: noted");
+	json_object_put(r);
+
+	/* Five times as long at the same pace: the totals differ, the rates compare. */
+	r = compare("exposure/old.json", "exposure/new-longer.json", PMS_CMP_ALPHA);
+	ok(json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.differs")),
+	   "exposure longer: 5x the migrations in all is said to differ");
+	ok(has_str(r, "pairs.0.notes", "but not per overflow (2 -> 2): the runs differ in length"),
+	   "exposure longer: ... but not per overflow");
+	ok(has_str(r, "pairs.0.notes", "overflows differ more than 2x: 500000 -> 2500000 (5x)"),
+	   "exposure longer: the overflows too");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "exposure longer: SAME");
+	ok(!has_str(r, "pairs.0.also", "not credited"), "exposure longer: nothing withheld");
+	json_object_put(r);
+
+	/* Fallbacks: the perf counter's migrations, then the mover's requests. */
+	r = compare("exposure/old.json", "exposure/new-counted.json", PMS_CMP_ALPHA);
+	is_str(jstr(r, "pairs.0.exposure.migrations.new_source"), "mover.migrations_counted",
+	       "exposure fallback: migrations_sched null -> migrations_counted");
+	is_u64(ju64(r, "pairs.0.exposure.migrations.new"), 40000, "exposure fallback: 40000 counted");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.lost.decides")),
+	   "exposure fallback: a rate per another measure of migrations does not decide");
+	ok(has_str(r, "pairs.0.notes", "migrations read from mover.migrations_sched on OLD and "
+		   "mover.migrations_counted on NEW"), "exposure fallback: the sources are named");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "exposure fallback: SAME");
+	json_object_put(r);
+	r = compare("exposure/old.json", "exposure/new-requested.json", PMS_CMP_ALPHA);
+	is_str(jstr(r, "pairs.0.exposure.migrations.new_source"), "mover.rebinds_requested",
+	       "exposure fallback: no migration counts -> mover.rebinds_requested");
+	ok(json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.driven")),
+	   "exposure fallback: a mover without 'enabled' that rebound was on");
+	json_object_put(r);
+}
+
+/* disable-storm: toggles are the exposure; the mover was off. */
+static void test_toggles(void)
+{
+	json_object *r = compare("toggles/old.json", "toggles/new.json", PMS_CMP_ALPHA);
+
+	is_str(jstr(r, "pairs.0.rates.lost.change"), "same", "toggles: per overflow the same 12");
+	is_u64(ju64(r, "pairs.0.exposure.toggles.old"), 1000000, "toggles: OLD 10^6 toggles");
+	is_str(jstr(r, "pairs.0.exposure.toggles.new_source"), "disable_storm.toggles",
+	       "toggles: read from disable_storm.toggles");
+	ok(jdbl(r, "pairs.0.exposure.toggles.lost.old") == 12.0 &&
+	   jdbl(r, "pairs.0.exposure.toggles.lost.new") == 120.0,
+	   "toggles: 12 -> 120 lost per 10^6 toggles");
+	is_str(jstr(r, "pairs.0.status"), "REGRESSED", "toggles: ten times the loss per toggle");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.driven")) &&
+	   !json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.lost.decides")),
+	   "toggles: migrations with the mover off do not decide");
+	ok(is_null_at(r, "pairs.0.exposure.migrations.lost.old"),
+	   "toggles: no rate per 0 migrations (null)");
+	ok(has_str(r, "pairs.0.notes", "toggles differ more than 2x"), "toggles: exposure noted");
+	json_object_put(r);
+}
+
+static void test_causes(void)
+{
+	json_object *r = compare("causes/old.json", "causes/new.json", PMS_CMP_ALPHA), *c;
+
+	ok(json_object_get_boolean(jget(r, "pairs.0.attribution.old.complete")),
+	   "causes: OLD attribution complete");
+	ok(jget(r, "pairs.0.attribution.new.complete") &&
+	   !json_object_get_boolean(jget(r, "pairs.0.attribution.new.complete")),
+	   "causes: NEW attribution incomplete");
+	is_str(jstr(r, "pairs.0.attribution.old.dominant"), "migration", "causes: OLD dominant");
+	is_str(jstr(r, "pairs.0.attribution.new.dominant"), "throttle", "causes: NEW dominant");
+	is_u64(ju64(r, "pairs.0.attribution.old.unexplained"), 15, "causes: OLD 15 unexplained");
+	is_u64(ju64(r, "pairs.0.attribution.new.unexplained"), 8, "causes: NEW 8 unexplained");
+	is_u64(ju64(r, "pairs.0.attribution.old.claimed"), 35, "causes: OLD 35 claimed");
+	c = cause(r, "throttle");
+	ok(c && ju64(c, "old") == 0 && ju64(c, "new") == 40, "causes: throttle 0 -> 40");
+	c = cause(r, "migration");
+	ok(c && ju64(c, "old") == 30 && ju64(c, "new") == 2, "causes: migration 30 -> 2");
+	c = cause(r, "switch_out");
+	ok(c && ju64(c, "old") == 5 && jget(c, "new") && ju64(c, "new") == 0,
+	   "causes: switch_out 5 -> 0 (absent from NEW's list: claimed none)");
+	is_u64(jlen(r, "pairs.0.attribution.causes"), 7, "causes: every cause listed once");
+	is_u64(jlen(r, "pairs.0.known_issues_matched.old"), 1,
+	   "causes: OLD matched one known issue (one that only applies is left out)");
+	is_str(jstr(r, "pairs.0.known_issues_matched.old.0"), "armv8pmu-pending-overflow-sched-out",
+	       "causes: OLD matched armv8pmu-pending-overflow-sched-out");
+	is_u64(jlen(r, "pairs.0.known_issues_matched.new"), 2, "causes: NEW matched two");
+	ok(has_str(r, "pairs.0.notes", "known issue matched on NEW only: sigtrap-irq-work-delay"),
+	   "causes: the new match is noted");
+	json_object_put(r);
+}
+
+static void test_sysctl(void)
+{
+	json_object *r = compare("sysctl/old.json", "sysctl/new.json", PMS_CMP_ALPHA);
+
+	ok(has_diff(r, "host.sysctl.perf_event_max_sample_rate", "100000", "25000"),
+	   "sysctl: perf_event_max_sample_rate 100000 -> 25000 is an environment difference");
+	ok(json_object_get_boolean(jget(r, "pairs.0.conditions.perf_event_max_sample_rate.differs")),
+	   "sysctl: the condition perf_event_max_sample_rate differs");
+	ok(has_str(r, "pairs.0.notes", "kernel.perf_event_max_sample_rate 100000 -> 25000: the "
+		   "ceiling on perf interrupts per second differs"), "sysctl: named in the notes");
+	ok(json_object_get_boolean(jget(r, "pairs.0.conditions.throttled_during_run.new")) &&
+	   !json_object_get_boolean(jget(r, "pairs.0.conditions.throttled_during_run.old")),
+	   "sysctl: NEW throttled during the run, OLD not");
+	ok(has_str(r, "pairs.0.notes", "NEW was throttled during the run: the kernel lowered "
+		   "kernel.perf_event_max_sample_rate 25000 -> 12500"),
+	   "sysctl: the throttling is named with its before and after");
+	ok(!has_str(r, "pairs.0.notes", "OLD was throttled"), "sysctl: OLD is not said throttled");
+	is_u64(jlen(r, "pairs.0.differences"), 1, "sysctl: nothing else differs");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "sysctl: SAME (same counts)");
+	json_object_put(r);
+}
+
+static void test_argv(void)
+{
+	json_object *r = compare("argv/old.json", "argv/new.json", PMS_CMP_ALPHA);
+
+	ok(!json_object_get_boolean(jget(r, "pairs.0.environment_differs")),
+	   "argv: the same options typed differently are not an environment difference");
+	is_u64(jlen(r, "pairs.0.differences"), 0, "argv: no differences");
+	is_u64(jlen(r, "pairs.0.notes"), 0, "argv: no notes");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "argv: SAME");
+	json_object_put(r);
+
+	r = compare("argv/old.json", "argv/new-tolerance.json", PMS_CMP_ALPHA);
+	ok(has_diff(r, "options.tolerance", "10%", "5%"),
+	   "argv: a parsed option that differs (tolerance 10%% -> 5%%) is listed");
+	is_u64(jlen(r, "pairs.0.differences"), 1, "argv: and only it");
+	json_object_put(r);
+}
+
+/* Results from before attribution, trace, sysctl_during_run and known_issues. */
+static void test_old_baseline(void)
+{
+	json_object *r = compare("old-baseline/old.json", "old-baseline/new.json", PMS_CMP_ALPHA);
+	char path[512];
+	struct stat st;
+
+	is_u64(jlen(r, "pairs"), 1, "old baseline: pairs with a new result");
+	ok(is_null_at(r, "pairs.0.attribution.old") && jget(r, "pairs.0.attribution.new"),
+	   "old baseline: attribution null on OLD, present on NEW");
+	ok(is_null_at(r, "pairs.0.known_issues_matched.old") &&
+	   jlen(r, "pairs.0.known_issues_matched.new") == 0,
+	   "old baseline: known issues null on OLD, none matched on NEW");
+	ok(is_null_at(r, "pairs.0.conditions.throttled_during_run.old") &&
+	   is_null_at(r, "pairs.0.conditions.perf_event_max_sample_rate_before.old"),
+	   "old baseline: no sysctl_during_run on OLD (null)");
+	ok(!json_object_get_boolean(jget(r, "pairs.0.conditions.throttled_during_run.differs")),
+	   "old baseline: null is not a difference");
+	is_u64(ju64(r, "pairs.0.exposure.migrations.old"), 135227,
+	       "old baseline: its migrations_sched is the exposure");
+	ok(jget(r, "pairs.0.exposure.migrations.lost.decides") &&
+	   json_object_get_boolean(jget(r, "pairs.0.exposure.migrations.lost.decides")),
+	   "old baseline: the rate per migration decides");
+	ok(has_str(r, "pairs.0.notes", "scheduler trace not recorded -> used"),
+	   "old baseline: the trace taken only on NEW is named");
+	json_object_put(r);
+
+	/* The committed baselines themselves, when this is a full tree. */
+	fixture(path, sizeof(path), "../../../results/baseline/emulated-arm64/6.1.0-56-arm64");
+	if (stat(path, &st)) {
+		printf("# committed baselines not found (%s): not compared\n", path);
+		return;
+	}
+	r = compare("../../../results/baseline/emulated-arm64/6.1.0-56-arm64",
+		    "../../../results/baseline/emulated-arm64/6.12.117+deb12-arm64", PMS_CMP_ALPHA);
+	is_u64(jlen(r, "pairs"), 3, "committed baselines 6.1 -> 6.12: 3 pairs");
+	ok(is_null_at(r, "pairs.2.attribution.old") && is_null_at(r, "pairs.2.attribution.new"),
+	   "committed baselines: attribution n/a on both sides");
+	is_u64(ju64(r, "pairs.2.exposure.migrations.new"), 106608,
+	       "committed baselines: 6.12 migrated 106608 times");
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -366,6 +682,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	test_fisher();
+	test_poisson();
 	test_regression();
 	test_improvement();
 	test_noise();
@@ -374,5 +691,11 @@ int main(int argc, char **argv)
 	test_timer();
 	test_bad_files();
 	test_directories();
+	test_exposure();
+	test_toggles();
+	test_causes();
+	test_sysctl();
+	test_argv();
+	test_old_baseline();
 	return tap_done();
 }
