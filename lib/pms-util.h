@@ -92,7 +92,10 @@ int pms_json_push(json_object *arr, json_object *val);
  */
 int pms_tracefs_acquire(char *path, size_t len, bool *mounted);
 
-/* Unmount what pms_tracefs_acquire() mounted (nothing when !@mounted). */
+/*
+ * Give tracefs back: it is unmounted when a pmustress mounted it and no
+ * other pmustress run still uses it (the last one out unmounts).
+ */
 void pms_tracefs_release(const char *path, bool mounted);
 
 #endif

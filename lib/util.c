@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/file.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -327,26 +328,82 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)
 	return -EINVAL;
 }
 
+/*
+ * Several pmustress runs may trace at once.  The lock file's shared holders
+ * are the runs using tracefs; the marker says a pmustress mounted it, so
+ * whichever run is last out (it alone gets the lock exclusively) unmounts
+ * it, and the machine is left as found even when the run that mounted it
+ * ended first, or was killed.
+ */
+#define PMS_RUN_DIR		"/run/pmustress"
+#define PMS_TRACEFS_LOCK	PMS_RUN_DIR "/tracefs.lock"
+#define PMS_TRACEFS_MARKER	PMS_RUN_DIR "/tracefs.mounted-by-pmustress"
+
+static int tracefs_lock_fd = -1;
+
+static bool tracefs_mount_point(char *path, size_t len)
+{
+	char line[1024], dev[256], dir[512], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) != 3 || strcmp(type, "tracefs"))
+			continue;
+		/* The usual place wins over a copy under debugfs. */
+		if (!found || !strcmp(dir, PMS_TRACEFS_DEFAULT))
+			snprintf(path, len, "%s", dir);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 int pms_tracefs_acquire(char *path, size_t len, bool *mounted)
 {
-	const char *dir = NULL;
+	int fd, ret = 0;
 
 	*mounted = false;
-	if (tracefs_tracing_dir_is_mounted(false, &dir) == 1 && dir) {
-		snprintf(path, len, "%s", dir);
-		return 0;
+	mkdir(PMS_RUN_DIR, 0755);
+	fd = open(PMS_TRACEFS_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	if (!tracefs_mount_point(path, len)) {
+		if (mount("nodev", PMS_TRACEFS_DEFAULT, "tracefs", 0, NULL)) {
+			ret = -errno;
+		} else {
+			int m = open(PMS_TRACEFS_MARKER, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+			if (m >= 0)
+				close(m);
+			*mounted = true;
+			snprintf(path, len, "%s", PMS_TRACEFS_DEFAULT);
+		}
 	}
-	if (mount("nodev", PMS_TRACEFS_DEFAULT, "tracefs", 0, NULL))
-		return -errno;
-	*mounted = true;
-	snprintf(path, len, "%s", PMS_TRACEFS_DEFAULT);
-	return 0;
+	if (fd >= 0 && !ret) {
+		flock(fd, LOCK_SH);
+		tracefs_lock_fd = fd;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	return ret;
 }
 
 void pms_tracefs_release(const char *path, bool mounted)
 {
-	if (mounted)
-		umount2(path, MNT_DETACH);
+	if (tracefs_lock_fd < 0) {
+		/* No lock to share (not root?): only what this run mounted. */
+		if (mounted)
+			umount2(path, MNT_DETACH);
+		return;
+	}
+	if (!flock(tracefs_lock_fd, LOCK_EX | LOCK_NB) && !access(PMS_TRACEFS_MARKER, F_OK) &&
+	    !umount2(path, MNT_DETACH))
+		unlink(PMS_TRACEFS_MARKER);
+	close(tracefs_lock_fd);
+	tracefs_lock_fd = -1;
 }
 
 void pms_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)

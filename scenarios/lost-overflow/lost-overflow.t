@@ -85,6 +85,19 @@ ok $? "attribution: the fail reason says whether a known bug matches"
 # The scheduler trace: a private tracefs instance, gone after the run; one
 # left by a SIGKILLed run (its pid dead) is removed by the next run.
 tfs=$TRACEFS
+# Two runs at once share tracefs: both trace, and the last one out leaves
+# it as found (unmounted if it was), whichever of them mounted it.
+if [ "$(jget "$j" "d['trace']['used']")" = true ]; then
+	was=$(mountpoint -q "$tfs" && echo mounted || echo unmounted)
+	$PMS run lost-overflow --duration 1s --json "$tmp/c1.json" > /dev/null &
+	c1=$!
+	$PMS run lost-overflow --duration 300ms --json "$tmp/c2.json" > /dev/null
+	wait $c1
+	jtrue "$tmp/c1.json" "d['trace']['used']" && jtrue "$tmp/c2.json" "d['trace']['used']"
+	ok $? "trace: two runs at once both traced"
+	now=$(mountpoint -q "$tfs" && echo mounted || echo unmounted)
+	[ "$now" = "$was" ]; ok $? "trace: tracefs left as found ($was -> $now)"
+fi
 if [ "$(jget "$j" "d['trace']['used']")" = true ] && tracefs_up; then
 	jtrue "$j" "d['trace']['clock'] == 'mono' and d['trace']['events']['migrate'] > 0 and d['attribution']['scheduler_trace']"
 	ok $? "trace: mono clock, the mover's migrations seen ($(jget "$j" "d['trace']['events']"))"
