@@ -18,7 +18,7 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define PMS_SCHEMA_VERSION 1
+#define PMS_SCHEMA_VERSION 2
 
 static void progress(struct pms_run *run, const char *line)
 {

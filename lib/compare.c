@@ -810,11 +810,12 @@ static int parse_run(json_object *root, const char *file, struct run *r, char *e
 	memset(r, 0, sizeof(*r));
 	lookup(root, "schema_version", &v);
 	if (!v || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) != PMS_CMP_SCHEMA_VERSION)
+	    json_object_get_int64(v) < PMS_CMP_SCHEMA_OLDEST ||
+	    json_object_get_int64(v) > PMS_CMP_SCHEMA_VERSION)
 		return fail(err, errlen, -EINVAL,
-			    "%s: unsupported schema_version %s (this pmustress reads %d)", file,
-			    json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
-			    PMS_CMP_SCHEMA_VERSION);
+			    "%s: unsupported schema_version %s (this pmustress reads %d to %d)",
+			    file, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    PMS_CMP_SCHEMA_OLDEST, PMS_CMP_SCHEMA_VERSION);
 	lookup(root, "scenario", &v);
 	if (!v || !json_object_is_type(v, json_type_string))
 		return fail(err, errlen, -EINVAL, "%s: scenario is not a string", file);

@@ -8,7 +8,9 @@
 #include <json-c/json.h>
 
 /* The result format this module reads (the top-level schema_version). */
-#define PMS_CMP_SCHEMA_VERSION	1
+#define PMS_CMP_SCHEMA_VERSION	2
+/* ... and the oldest it still reads: 1 lacks the environment verdict only. */
+#define PMS_CMP_SCHEMA_OLDEST	1
 
 /* What `compare --json` prints is versioned apart from the result format. */
 #define PMS_CMP_REPORT_VERSION	1

@@ -334,8 +334,8 @@ static void test_bad_files(void)
 		   "malformed JSON");
 	load_fails("bad/not-result.json", "bad/not-result.json", -EINVAL,
 		   "not a pmustress result", "not a result");
-	load_fails("bad/schema-v2.json", "bad/schema-v2.json", -EINVAL,
-		   "unsupported schema_version 2", "schema_version 2");
+	load_fails("bad/schema-v3.json", "bad/schema-v3.json", -EINVAL,
+		   "unsupported schema_version 3", "schema_version 3");
 	/* In a directory a non-result is skipped, but malformed JSON is not. */
 	load_fails("bad", "bad/malformed.json", -EINVAL, "malformed JSON",
 		   "directory with malformed JSON");
