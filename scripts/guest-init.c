@@ -8,6 +8,17 @@
  * base64 lines with a prefix no kernel message has, between begin and end
  * lines that carry its name, length and exit status: the host can pick
  * them out of anything interleaved and check that nothing was cut.
+ *
+ * The host passes settings as /init's arguments, after a bare "--" on the
+ * kernel command line (the kernel hands everything after it to init):
+ *
+ *	pms.sysctl=NAME=VALUE	written to /proc/sys/NAME (dots are slashes
+ *				unless NAME has a slash) before any command
+ *
+ * A sysctl that cannot be written is an error line, and then no command
+ * runs: results taken without the settings asked for would be misread.
+ * Any other argument (the kernel also passes unknown bare parameters) is
+ * ignored.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +34,7 @@
 #include <unistd.h>
 
 #define PREFIX "@@PMS"
+#define SYSCTL_ARG "pms.sysctl="
 /* Guest seconds one command may take before it is killed: a hung command
  * must not cost the results of the ones after it. */
 #define COMMAND_LIMIT_S 300
@@ -73,6 +85,73 @@ static void emit_file(const char *name, const char *path, int status)
 	fclose(f);
 	printf(PREFIX " end name=%s bytes=%zu\n", name, total);
 	fflush(stdout);
+}
+
+/* Write "NAME=VALUE" into /proc/sys; 0, or -1 after an error line. */
+static int set_sysctl(const char *arg)
+{
+	char path[512], back[256], *p;
+	const char *eq = strchr(arg, '='), *what;
+	size_t nlen, vlen;
+	ssize_t n;
+	int fd, err;
+
+	if (!eq || eq == arg || !eq[1]) {
+		printf(PREFIX " error sysctl %s: not NAME=VALUE\n", arg);
+		return -1;
+	}
+	nlen = eq - arg;
+	vlen = strlen(eq + 1);
+	if (nlen + sizeof("/proc/sys/") > sizeof(path)) {
+		printf(PREFIX " error sysctl %s: name too long\n", arg);
+		return -1;
+	}
+	memcpy(path, "/proc/sys/", sizeof("/proc/sys/") - 1);
+	p = path + sizeof("/proc/sys/") - 1;
+	memcpy(p, arg, nlen);
+	p[nlen] = '\0';
+	if (!memchr(arg, '/', nlen))
+		for (; *p; p++)
+			if (*p == '.')
+				*p = '/';
+
+	what = "open";
+	fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		what = "write";
+		n = write(fd, eq + 1, vlen);
+		err = n < 0 ? errno : n != (ssize_t)vlen ? EIO : 0;
+		if (close(fd) && !err) {
+			what = "close";
+			err = errno;
+		}
+	} else {
+		err = errno;
+	}
+	if (err) {
+		printf(PREFIX " error sysctl %s: %s %s: %s\n", arg, what, path, strerror(err));
+		return -1;
+	}
+
+	/* Read back: a kernel may clamp or normalise what it accepts. */
+	n = -1;
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, back, sizeof(back) - 1);
+		close(fd);
+	}
+	if (n < 0) {
+		printf(PREFIX " note sysctl %s: set, but %s cannot be read back\n", arg, path);
+		n = 0;
+	}
+	back[n] = '\0';
+	while (n > 0 && (back[n - 1] == '\n' || back[n - 1] == ' '))
+		back[--n] = '\0';
+	for (p = back; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+	printf(PREFIX " sysctl name=%.*s value=%s readback=%s\n", (int)nlen, arg, eq + 1, back);
+	return 0;
 }
 
 /* "NAME ARG ARG ...": run /pms/pmustress ARGS --json /tmp/NAME.json. */
@@ -126,23 +205,31 @@ static void run_line(char *line)
 	emit_file(name, json, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char line[1024];
 	FILE *cmds;
+	int i, failed = 0;
 
 	mnt("proc", "/proc", "proc");
 	mnt("sysfs", "/sys", "sysfs");
 	mnt("devtmpfs", "/dev", "devtmpfs");
 	mnt("tmpfs", "/tmp", "tmpfs");
 	mnt("tracefs", "/sys/kernel/tracing", "tracefs");
-	setenv("PATH", "/pms:/bin", 1);
+	/* pmustress's taskset mover finds taskset(1) in /usr/bin through it. */
+	setenv("PATH", "/pms:/usr/bin:/bin", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, on_alarm);
 
 	printf(PREFIX " hello\n");
-	cmds = fopen("/pms/commands", "r");
-	if (!cmds) {
+	for (i = 1; i < argc; i++)
+		if (!strncmp(argv[i], SYSCTL_ARG, sizeof(SYSCTL_ARG) - 1) &&
+		    set_sysctl(argv[i] + sizeof(SYSCTL_ARG) - 1))
+			failed++;
+	cmds = failed ? NULL : fopen("/pms/commands", "r");
+	if (failed) {
+		printf(PREFIX " error %d sysctl(s) not set: no command run\n", failed);
+	} else if (!cmds) {
 		printf(PREFIX " note no /pms/commands\n");
 	} else {
 		while (fgets(line, sizeof(line), cmds))

@@ -3,7 +3,9 @@
 # The emulated-arm64 path end to end: boot the newest Debian 6.1 arm64 kernel
 # (downloaded once, then cached) under QEMU, run lost-overflow for one guest
 # second on the real armv8pmu driver, check the result, compare it with the
-# committed baseline, and check that a boot that never powers off is killed.
+# committed baseline; boot it once more with a --sysctl and the taskset mover
+# (half a guest second); and check that a boot that never powers off is
+# killed.
 . tests/integration/tap.sh
 
 base=results/baseline/emulated-arm64
@@ -66,6 +68,31 @@ if [ -d "$base" ]; then
 else
 	skip "compare against the baseline" "no $base"
 fi
+
+# One more boot: a sysctl written by the guest's /init before the run, and
+# the taskset mover, which needs the aarch64 taskset(1) the harness puts in
+# the image.  Its own boot, since the sysctl throttles the runs above.
+scripts/kernel-matrix --kernel 6.1 --run "ts run lost-overflow --mover taskset --duration 500ms --max-anomalies 100" \
+	--sysctl kernel.perf_event_max_sample_rate=5000 --append nmi_watchdog=0 --out "$tmp/ts" \
+	> "$tmp/ts.out" 2> "$tmp/ts.err"
+rc=$?
+ok $rc "kernel-matrix --sysctl --append with a taskset-mover run exits 0, got $rc"
+[ $rc -eq 0 ] || diag < "$tmp/ts.err"
+t=$(ls "$tmp"/ts/6.1.*/ts.json 2>/dev/null | head -1)
+[ -n "$t" ]; ok $? "one result for 6.1 x ts (${t#$tmp/})"
+[ -n "$t" ] || t=/nonexistent
+tests/helpers/validate-json results/schema/result.schema.json "$t" > "$tmp/v" 2>&1
+ok $? "the taskset run's result validates against the schema"
+jtrue "$t" "d['mover']['kind'] == 'taskset' and d['mover']['rebinds_requested'] > 0 and d['mover']['rebinds_failed'] == 0"
+ok $? "taskset mover in the guest: $(jget "$t" "d['mover']['rebinds_requested']") rebinds, $(jget "$t" "d['mover']['rebinds_failed']") failed"
+jtrue "$t" "d['mover']['migrations_sched'] > 0 and d['mover']['migrations_counted'] > 0"
+ok $? "and the thread migrated ($(jget "$t" "d['mover']['migrations_sched']") migrations by the scheduler)"
+jtrue "$t" "d['host']['sysctl']['perf_event_max_sample_rate'] == 5000"
+ok $? "the guest's host.sysctl shows the --sysctl (perf_event_max_sample_rate $(jget "$t" "d['host']['sysctl']['perf_event_max_sample_rate']"))"
+jtrue "$t" "d['host']['emulation']['sysctl_set'] == {'kernel.perf_event_max_sample_rate': '5000'} and d['host']['emulation']['kernel_params'] == ['nmi_watchdog=0']"
+ok $? "host.emulation records sysctl_set and kernel_params"
+jtrue "$t" "d['host']['cmdline']['nmi_watchdog'] == '0' and 'pms.sysctl=kernel.perf_event_max_sample_rate=5000' in d['host']['cmdline']['raw']"
+ok $? "the guest booted with the --append parameter and /init's sysctl argument"
 
 # A kernel that never powers off: killed at the time limit, no QEMU left.
 head -c 1048576 /dev/zero > "$tmp/Image-bogus"
