@@ -114,6 +114,16 @@ enum pms_status pms_run_workload(struct pms_run *run, struct pms_workload *w,
 enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *(*fn)(void *),
 			       void *arg, const char *what);
 
+/**
+ * pms_run_known_issues - the known-bug table's view of this run: adds the
+ * `known_issues` section (entries that apply or match, with why) and, on a
+ * fail, appends "matches: ID..." or "no known bug matches: possibly new" to
+ * the reason.
+ * @cause: the dominant cause of the run's anomalies, or NULL
+ * @exclude_kernel: the counter's exclude_kernel bit, -1 unknown
+ */
+void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel);
+
 const char *pms_verdict_name(enum pms_verdict v);
 
 /**

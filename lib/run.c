@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "pms-counter.h"
+#include "pms-known.h"
 #include "pms-perf.h"
 #include "pms-scenario.h"
 #include "pms-thread.h"
@@ -123,6 +124,26 @@ enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *
 		return PMS_E_SETUP;
 	}
 	return PMS_OK;
+}
+
+void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel)
+{
+	struct pms_known_ctx ctx = {
+		.arch = run->arch, .scenario = run->sc->name, .cause = cause,
+		.exclude_kernel = exclude_kernel, .vhe = -1, .pseudo_nmi = -1,
+	};
+	json_object *k, *pmu;
+	char summary[512];
+
+	if (json_object_object_get_ex(run->host, "kernel", &k) &&
+	    json_object_object_get_ex(k, "release", &k))
+		ctx.release = json_object_get_string(k);
+	if (json_object_object_get_ex(run->host, "core_pmu", &pmu) && pmu)
+		ctx.pmu_driver = json_object_get_string(pmu);
+	json_object_object_add(run->result, "known_issues",
+			       pms_known_match_json(&ctx, summary, sizeof(summary)));
+	if (run->verdict == PMS_VERDICT_FAIL)
+		pms_run_append_reason(run, "%s", summary);
 }
 
 const char *pms_verdict_name(enum pms_verdict v)

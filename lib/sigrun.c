@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pms-known.h"
 #include "pms-sigrun.h"
 #include "pms-skidbound.h"
 #include "pms-util.h"
@@ -569,24 +568,6 @@ static json_object *multiplex_json(const struct pms_sigrun *s)
 	return o;
 }
 
-/* The known-bug table's view of this run. */
-static json_object *known_match(struct pms_run *run, const struct pms_sigrun *s,
-				const char *cause, char *summary, size_t len)
-{
-	struct pms_known_ctx ctx = {
-		.arch = run->arch, .scenario = run->sc->name, .cause = cause,
-		.exclude_kernel = s->c.ev.attr.exclude_kernel, .vhe = -1, .pseudo_nmi = -1,
-	};
-	json_object *k, *pmu;
-
-	if (json_object_object_get_ex(run->host, "kernel", &k) &&
-	    json_object_object_get_ex(k, "release", &k))
-		ctx.release = json_object_get_string(k);
-	if (json_object_object_get_ex(run->host, "core_pmu", &pmu))
-		ctx.pmu_driver = json_object_get_string(pmu);
-	return pms_known_match_json(&ctx, summary, len);
-}
-
 void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			  const struct pms_oracle_result *res, const uint8_t *cls,
 			  const struct pms_evidence *extra, size_t nextra, json_object *oracle)
@@ -595,8 +576,8 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	struct pms_attrib_result ar;
 	struct pms_evidence *ev = NULL;
 	size_t n = pms_sigrun_nsignals(s), nev = 0, cap = 0, i;
-	json_object *tr, *known;
-	char why[512], sentence[512], summary[512], env[768];
+	json_object *tr;
+	char why[512], sentence[512], env[768];
 	bool env_any;
 	int oom = 0;
 
@@ -685,9 +666,6 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	json_object_object_add(run->result, "perf_records", perf_records_json(s));
 	json_object_object_add(run->result, "multiplexing", multiplex_json(s));
 
-	known = known_match(run, s, ar.dominant >= 0 ? pms_cause_name(ar.dominant) : NULL,
-			    summary, sizeof(summary));
-	json_object_object_add(run->result, "known_issues", known);
 	/*
 	 * A fail, or a pass whose anomalies were only not judged (timer
 	 * events), under configuration that holds signals back.
@@ -714,13 +692,17 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			snprintf(run->reason, sizeof(run->reason), "not a kernel bug: %s", env);
 			pms_run_append_reason(run, "what was seen: %s", was);
 			pms_run_append_reason(run, "attribution: %s", sentence);
+			pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 		} else {
 			pms_run_append_reason(run, "attribution: %s%s", sentence,
 					      cfg.complete ? "" : " (incomplete: see attribution)");
 			if (env[0])
 				pms_run_append_reason(run, "environment too: %s", env);
-			pms_run_append_reason(run, "%s", summary);
+			pms_run_known_issues(run, ar.dominant >= 0 ? pms_cause_name(ar.dominant) :
+					     NULL, s->c.ev.attr.exclude_kernel);
 		}
+	} else {
+		pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 	}
 	pms_attrib_free(&ar);
 	free(ev);

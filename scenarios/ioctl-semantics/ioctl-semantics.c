@@ -1036,6 +1036,7 @@ static void io_run(struct pms_run *run)
 		pms_run_append_reason(run, "%s", msg);
 	if (!run->reason[0])
 		snprintf(run->reason, sizeof(run->reason), "%zu sub-test(s) passed", nran);
+	pms_run_known_issues(run, NULL, st->c.ev.attr.exclude_kernel);
 	JS(o, "verdict", pms_verdict_name(run->verdict));
 	json_object_object_add(run->result, "ioctl_semantics", o);
 	pms_oracle_result_free(&res);

@@ -467,6 +467,7 @@ static void sk_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_PASS;
 		snprintf(run->reason, sizeof(run->reason), "%s", skid_reason);
 	}
+	pms_run_known_issues(run, NULL, st->c.ev.attr.exclude_kernel);
 	if (st->c.ev.breakpoint)
 		pms_run_append_reason(run, "on the breakpoint substitute the interrupt is "
 				      "synchronous (skid 0): the machinery is checked, not the bug");
