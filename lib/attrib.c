@@ -212,8 +212,15 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 		 * lost one spans two periods, so it holds twice the evidence of
 		 * an on-time window by its length alone.
 		 */
-		double rate_on = res->on_time_ns ? (double)cs->on_time_events / res->on_time_ns : 0;
+		/*
+		 * One pseudo-event: a cause never seen in short on-time windows
+		 * is not thereby infinitely denser in long anomaly windows.  The
+		 * lift is a lower bound then (cs->never_on_time says so).
+		 */
+		double rate_on = res->on_time_ns ?
+				 (double)(cs->on_time_events + 1) / (double)res->on_time_ns : 0;
 
+		cs->never_on_time = !cs->on_time_events;
 		cs->expected = rate_on * (double)res->anomaly_ns;
 		cs->lift = cs->expected > 0 ? (double)cs->anomaly_events / cs->expected : -1;
 		/* A lift from a handful of events is noise: how likely is it by chance? */
@@ -229,6 +236,7 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 			last_ok = i;
 			continue;
 		}
+		res->anomalies_by_class[cls[i]]++;
 		if (!window_of(sig, start_of(cls, i, last_ok), &from)) {
 			res->unexplained++;
 			continue;
@@ -255,6 +263,7 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 		}
 		res->chosen[i] = (uint8_t)(best + 1);
 		res->cause[best].claimed++;
+		res->claimed_by_class[cls[i]][best]++;
 	}
 	for (c = 0; c < PMS_CAUSE_NR; c++)
 		if (res->cause[c].claimed &&
@@ -333,6 +342,35 @@ void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attr
 	}
 }
 
+/* Per anomaly class: how many, and which causes were claimed for them. */
+static json_object *by_class_json(const struct pms_attrib_result *res)
+{
+	json_object *o = json_object_new_object();
+	int k, c;
+
+	for (k = 0; k < PMS_CLASS_NR; k++) {
+		json_object *e, *claimed;
+		uint64_t sum = 0;
+
+		if (!res->anomalies_by_class[k])
+			continue;
+		e = json_object_new_object();
+		claimed = json_object_new_object();
+		for (c = 0; c < PMS_CAUSE_NR; c++) {
+			sum += res->claimed_by_class[k][c];
+			if (res->claimed_by_class[k][c])
+				pms_json_add(claimed, pms_cause_name(c),
+					     json_object_new_uint64(res->claimed_by_class[k][c]));
+		}
+		pms_json_add(e, "anomalies", json_object_new_uint64(res->anomalies_by_class[k]));
+		pms_json_add(e, "claimed", claimed);
+		pms_json_add(e, "unexplained",
+			     json_object_new_uint64(res->anomalies_by_class[k] - sum));
+		pms_json_add(o, pms_class_name(k), e);
+	}
+	return o;
+}
+
 json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 				const struct pms_attrib_result *res)
 {
@@ -383,11 +421,23 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 	}
 	pms_json_add(o, "causes", causes);
 	pms_json_add(o, "unexplained", json_object_new_uint64(res->unexplained));
+	pms_json_add(o, "by_class", by_class_json(res));
 	json_object_object_add(o, "dominant", res->dominant >= 0 ?
 		     json_object_new_string(pms_cause_name(res->dominant)) : NULL);
 	pms_attrib_sentence(res, sentence, sizeof(sentence));
 	pms_json_add(o, "summary", json_object_new_string(sentence));
 	return o;
+}
+
+static void lift_words(const struct pms_cause_stat *cs, char *buf, size_t len, size_t *pos)
+{
+	if (cs->lift < 0)
+		pms_append(buf, len, pos, "no on-time window to compare with)");
+	else if (cs->never_on_time)
+		pms_append(buf, len, pos, "never with an on-time signal: at least %.1f times as "
+			   "dense as on time)", cs->lift);
+	else
+		pms_append(buf, len, pos, "%.1f times as dense as on time)", cs->lift);
 }
 
 void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t len)
@@ -410,14 +460,44 @@ void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t 
 	for (c = 0; c < PMS_CAUSE_NR; c++)
 		total += res->cause[c].claimed;
 	pms_append(buf, len, &pos, "%llu of %llu anomalies came with %s (in %.0f%% of anomaly "
-		   "windows vs %.0f%% of on-time ones", (unsigned long long)cs->claimed,
+		   "windows vs %.0f%% of on-time ones; ", (unsigned long long)cs->claimed,
 		   (unsigned long long)total, pms_cause_name(res->dominant),
 		   100.0 * (double)cs->anomaly_windows / (double)res->anomalies,
 		   res->on_time ? 100.0 * (double)cs->on_time_windows / (double)res->on_time : 0);
-	if (cs->lift >= 0)
-		pms_append(buf, len, &pos, "; %.1f times as dense as on time)", cs->lift);
-	else
-		pms_append(buf, len, &pos, ", never with an on-time signal)");
+	lift_words(cs, buf, len, &pos);
 	if (res->unexplained)
 		pms_append(buf, len, &pos, "; %llu unexplained", (unsigned long long)res->unexplained);
+}
+
+void pms_attrib_class_sentence(const struct pms_attrib_result *res, enum pms_class cls,
+			       char *buf, size_t len)
+{
+	uint64_t n = res->anomalies_by_class[cls], claimed = 0;
+	size_t pos = 0;
+	int c, best = -1;
+
+	buf[0] = '\0';
+	if (!n)
+		return;
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		claimed += res->claimed_by_class[cls][c];
+		if (res->claimed_by_class[cls][c] &&
+		    (best < 0 || res->claimed_by_class[cls][c] > res->claimed_by_class[cls][best]))
+			best = c;
+	}
+	pms_append(buf, len, &pos, "of the %llu %s signal%s, ", (unsigned long long)n,
+		   pms_class_name(cls), n == 1 ? "" : "s");
+	if (best < 0) {
+		pms_append(buf, len, &pos, "none stands out from the on-time windows");
+		return;
+	}
+	pms_append(buf, len, &pos, "%llu came with %s (", (unsigned long long)
+		   res->claimed_by_class[cls][best], pms_cause_name(best));
+	lift_words(&res->cause[best], buf, len, &pos);
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		if (c != best && res->claimed_by_class[cls][c])
+			pms_append(buf, len, &pos, ", %llu with %s", (unsigned long long)
+				   res->claimed_by_class[cls][c], pms_cause_name(c));
+	if (n > claimed)
+		pms_append(buf, len, &pos, "; %llu unexplained", (unsigned long long)(n - claimed));
 }

@@ -32,6 +32,7 @@
  * attribution threshold.
  */
 extern const char *const pms_trace_modes[];	/* "auto", "on", "off" */
+extern const char *const pms_on_off[];		/* "on", "off" */
 enum pms_trace_mode { PMS_TRACE_AUTO, PMS_TRACE_ON, PMS_TRACE_OFF };
 #define PMS_EVIDENCE_OPTS							\
 	{ .name = "trace", .type = PMS_OPT_CHOICE, .def = "auto",			\
@@ -47,6 +48,11 @@ enum pms_trace_mode { PMS_TRACE_AUTO, PMS_TRACE_ON, PMS_TRACE_OFF };
 	  .arg = "N", .help = "events an interrupt may land past its overflow on this CPU: "	\
 		  "late signals within it are reported, not failed (default: the CPU's "	\
 		  "figure as rr keeps it; 0 on breakpoints and software events)" },	\
+	{ .name = "ring", .type = PMS_OPT_CHOICE, .def = "on", .choices = pms_on_off,	\
+	  .arg = "on|off",								\
+	  .help = "map a ring on the counter to read the kernel's THROTTLE and LOST "	\
+		  "records (off: throttling is seen only through the sysctl; each "	\
+		  "overflow then writes no sample)" },					\
 	{ .name = "competing-events", .type = PMS_OPT_U64, .def = "0", .min = 0,		\
 	  .max = 64, .arg = "N",							\
 	  .help = "open N more events like the counter on the counting thread, so the "	\

@@ -19,6 +19,7 @@
 #include "pms-util.h"
 
 const char *const pms_trace_modes[] = { "auto", "on", "off", NULL };
+const char *const pms_on_off[] = { "on", "off", NULL };
 
 static long long max_sample_rate(void)
 {
@@ -134,7 +135,7 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	s->k.signo = s->signo;
 	s->k.topo = run->topo;
 	s->k.pin_first = s->pin_control && !s->use_mover ? s->cpus : NULL;
-	s->k.ring_pages = PMS_SIGRUN_RING_PAGES;
+	s->k.ring_pages = pms_opt_u64(&run->opts, "ring") == 0 ? PMS_SIGRUN_RING_PAGES : 0;
 	s->k.competing = (unsigned int)pms_opt_u64(&run->opts, "competing-events");
 	s->throttle_ns = calloc(PMS_SIGRUN_THROTTLE_CAP, sizeof(*s->throttle_ns));
 	if (!s->throttle_ns) {
@@ -535,7 +536,7 @@ static json_object *perf_records_json(const struct pms_sigrun *s)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "ring_pages", json_object_new_int(PMS_SIGRUN_RING_PAGES));
+	json_object_object_add(o, "ring_pages", json_object_new_int((int)s->k.ring_pages));
 	json_object_object_add(o, "mapped", json_object_new_boolean(s->k.ring != NULL));
 	json_object_object_add(o, "error", s->k.ring_err ?
 			       json_object_new_string(strerror(s->k.ring_err)) : s->ring_error ?
@@ -624,7 +625,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	if (!s->k.ring || s->ring_error)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sno THROTTLE records "
 			 "(%s)", why[0] ? "; " : "", s->k.ring_err ? strerror(s->k.ring_err) :
-			 s->ring_error ? "the ring could not be parsed" : "no ring");
+			 s->ring_error ? "the ring could not be parsed" : "--ring off");
 	else if (s->ring_cnt.lost_records || s->throttle_dropped || s->ring_cnt.not_stored)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sthe ring lost records "
 			 "(%llu LOST, %llu THROTTLE not kept)", why[0] ? "; " : "",
@@ -679,7 +680,18 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		for (c = 0; c < PMS_CAUSE_NR; c++)
 			if (!pms_cause_is_environment(c))
 				kernel += ar.cause[c].claimed;
-		pms_attrib_sentence(&ar, sentence, sizeof(sentence));
+		/* The failing class's own causes first: that is what was judged. */
+		sentence[0] = '\0';
+		if (res->lost_judged && res->lost)
+			pms_attrib_class_sentence(&ar, PMS_CLASS_GAP, sentence, sizeof(sentence));
+		else if (res->judged[PMS_CLASS_SPURIOUS] && res->by_class[PMS_CLASS_SPURIOUS])
+			pms_attrib_class_sentence(&ar, PMS_CLASS_SPURIOUS, sentence,
+						  sizeof(sentence));
+		else if (res->judged[PMS_CLASS_LATE] &&
+			 res->by_class[PMS_CLASS_LATE] > res->late_in_skid)
+			pms_attrib_class_sentence(&ar, PMS_CLASS_LATE, sentence, sizeof(sentence));
+		if (!sentence[0])
+			pms_attrib_sentence(&ar, sentence, sizeof(sentence));
 		if (env_any && !kernel) {
 			/*
 			 * The kernel did what it was configured to do and no
