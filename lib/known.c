@@ -16,7 +16,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *const pms_known_causes[] = {
-	"migration", "switch_out", "ioctl_disable", "throttle", "multiplex",
+	"migration", "rebind", "switch_out", "ioctl_disable", "throttle", "multiplex",
 	"signal_queue_full", "injected", "unexplained",
 };
 const size_t pms_known_nr_causes = ARRAY_SIZE(pms_known_causes);
@@ -37,7 +37,9 @@ const struct pms_known pms_known_table[] = {
 		.link = "https://github.com/rr-debugger/rr/issues/3607",
 		.scenarios = "lost-overflow,disable-storm",
 		.cond = { .pseudo_nmi_hides = true },
-		.cause = "migration",
+		/* every schedule-out: a migration, the mover's request for one,
+		 * or any switch away from the counting thread */
+		.cause = "migration,rebind,switch_out",
 		.symptom = "Right after the task moves to another CPU a signal comes one period "
 			   "late: the counter read in the handler has advanced by about two "
 			   "periods (19999 with period 10000), while the final count is right.",
@@ -468,16 +470,32 @@ static bool is_aux_driver(const char *drv)
 	return false;
 }
 
-bool pms_known_cause_valid(const char *cause)
+static bool one_cause_valid(const char *cause, size_t n)
 {
 	size_t i;
 
-	if (!cause)
-		return false;
 	for (i = 0; i < pms_known_nr_causes; i++)
-		if (!strcmp(cause, pms_known_causes[i]))
+		if (strlen(pms_known_causes[i]) == n && !strncmp(cause, pms_known_causes[i], n))
 			return true;
 	return false;
+}
+
+/* One cause of the vocabulary, or several joined by commas (an entry's list). */
+bool pms_known_cause_valid(const char *cause)
+{
+	const char *p = cause;
+
+	if (!cause || !*cause)
+		return false;
+	while (p) {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (!one_cause_valid(p, l))
+			return false;
+		p = end ? end + 1 : NULL;
+	}
+	return true;
 }
 
 const struct pms_known *pms_known_find(const char *id)
@@ -759,7 +777,7 @@ enum pms_known_fit pms_known_fit(const struct pms_known *k, const struct pms_kno
 			but = "it needs attr.sigtrap and the run did not set it";
 		} else if (!ctx->cause) {
 			but = "the run has no dominant cause to compare";
-		} else if (strcmp(ctx->cause, k->cause)) {
+		} else if (!in_list(k->cause, ctx->cause)) {
 			snprintf(tmp, sizeof(tmp), "the dominant cause is %s, the bug gives %s",
 				 ctx->cause, k->cause);
 			but = tmp;

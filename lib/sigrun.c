@@ -501,35 +501,54 @@ static int add_ev(struct pms_evidence **ev, size_t *n, size_t *cap, uint64_t t,
 
 /*
  * Configuration that holds signals back by design, each with the knob that
- * avoids it.  Return: whether any was seen; @buf gets the sentence.
+ * avoids it, into @buf.  Return: whether it can explain the anomalies: the
+ * kernel's THROTTLE records fell into their windows (or, with no ring to
+ * read them from, the kernel lowered the sample-rate ceiling during the
+ * run); the event was multiplexed without --competing-events asking for
+ * it; signals fell back to SIGIO.  What was seen but explains nothing
+ * (THROTTLE records only between on-time signals) is still named.
  */
-static bool environment(const struct pms_sigrun *s, char *buf, size_t len)
+static bool environment(const struct pms_sigrun *s, const struct pms_attrib_result *ar,
+			char *buf, size_t len)
 {
+	bool ring_ok = s->k.ring && !s->ring_error;
+	bool lowered = s->max_rate_after >= 0 && s->max_rate_after < s->max_rate_before;
+	bool explains = false;
 	size_t pos = 0;
 
 	buf[0] = '\0';
-	if (s->ring_cnt.throttle || (s->max_rate_after >= 0 &&
-				      s->max_rate_after < s->max_rate_before)) {
+	if (s->ring_cnt.throttle || lowered) {
+		bool in_windows = ar->cause[PMS_CAUSE_THROTTLE].claimed || (!ring_ok && lowered);
+
 		pms_append(buf, len, &pos, "the kernel throttled the event (%llu THROTTLE "
-			   "records; kernel.perf_event_max_sample_rate %lld -> %lld): raise "
-			   "kernel.perf_event_max_sample_rate or lengthen --period",
-			   (unsigned long long)s->ring_cnt.throttle, s->max_rate_before,
-			   s->max_rate_after);
+			   "records%s; kernel.perf_event_max_sample_rate %lld -> %lld)%s",
+			   (unsigned long long)s->ring_cnt.throttle,
+			   ring_ok && !in_windows ? ", none in an anomaly's window" : "",
+			   s->max_rate_before, s->max_rate_after,
+			   in_windows ? ": raise kernel.perf_event_max_sample_rate or lengthen "
+			   "--period" : "");
+		explains |= in_windows;
 	}
 	if (s->k.times_valid && s->k.time_enabled &&
 	    (double)s->k.time_running < 0.99 * (double)s->k.time_enabled) {
+		bool asked = s->k.competing_open > 0;
+
 		pms_append(buf, len, &pos, "%sthe event was multiplexed (on the PMU %.1f%% of "
-			   "its enabled time): free PMU counters (other perf users, the NMI "
-			   "watchdog)", pos ? "; " : "",
-			   100.0 * (double)s->k.time_running / (double)s->k.time_enabled);
+			   "its enabled time)%s", pos ? "; " : "",
+			   100.0 * (double)s->k.time_running / (double)s->k.time_enabled,
+			   asked ? " on purpose (--competing-events): rotation is a schedule-out "
+			   "path under test" : ": free PMU counters (other perf users, the NMI "
+			   "watchdog)");
+		explains |= !asked;
 	}
 	if (s->rec.sigio) {
 		pms_append(buf, len, &pos, "%s%llu signals fell back to SIGIO: this uid's "
 			   "pending-signal queue (RLIMIT_SIGPENDING, SigQ in /proc/PID/status) was "
 			   "full: raise ulimit -i or stop other signal-heavy processes of the uid",
 			   pos ? "; " : "", (unsigned long long)s->rec.sigio);
+		explains = true;
 	}
-	return pos > 0;
+	return explains;
 }
 
 static json_object *perf_records_json(const struct pms_sigrun *s)
@@ -671,7 +690,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	 * A fail, or a pass whose anomalies were only not judged (timer
 	 * events), under configuration that holds signals back.
 	 */
-	env_any = environment(s, env, sizeof(env));
+	env_any = environment(s, &ar, env, sizeof(env));
 	if (run->verdict == PMS_VERDICT_FAIL ||
 	    (run->verdict == PMS_VERDICT_PASS && (res->lost || res->anomalies_total) && env_any)) {
 		uint64_t kernel = 0;

@@ -186,6 +186,18 @@ static void test_armv8(void)
 	ok(strstr(why, "6.1.0-56-arm64 is in range") && strstr(why, "not known to be fixed") &&
 	   strstr(why, "driver armv8_pmuv3") && strstr(why, "cause migration") &&
 	   !strstr(why, "backport"), "why names kernel, range, driver and cause");
+	ctx.cause = "switch_out";
+	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_MATCHES,
+	   "any schedule-out matches: switch_out (%s)", why);
+	ctx.cause = "rebind";
+	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_MATCHES,
+	   "the mover's rebind (no trace) matches too");
+	ctx.cause = "ioctl_disable";
+	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_APPLIES,
+	   "ioctl_disable is the other entry's: applies only");
+	ok(pms_known_cause_valid("migration,rebind,switch_out") &&
+	   !pms_known_cause_valid("migration,bogus") && !pms_known_cause_valid(""),
+	   "cause lists are checked word by word");
 	ctx.cause = "throttle";
 	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_APPLIES &&
 	   strstr(why, "throttle"), "cause throttle: applies only (%s)", why);
