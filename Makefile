@@ -57,7 +57,7 @@ SCEN_TESTS := $(patsubst %.c,%,$(wildcard scenarios/*/test-*.c))
 UNIT_BIN   := $(LIB_TESTS) $(SCEN_TESTS)
 INTEG      := $(wildcard tests/integration/*.t) $(wildcard scenarios/*/*.t)
 HEADERS    := $(wildcard lib/*.h scenarios/*.h scenarios/*/*.h cmd/*.h)
-TEST_HDRS  := tests/tap.h tests/json-path.h
+TEST_HDRS  := tests/tap.h tests/json-path.h tests/signal-stream.h
 
 all: check-deps $(BIN)
 

@@ -17,22 +17,7 @@
 #include "pms-oracle.h"
 
 #define MAXSIG	64
-
-static struct pms_signal sig[MAXSIG];
-
-static size_t stream(const uint64_t *v, size_t n)
-{
-	size_t i;
-
-	memset(sig, 0, sizeof(sig));
-	for (i = 0; i < n; i++) {
-		sig[i].value = v[i];
-		sig[i].time_ns = 1000 * (i + 1);
-		sig[i].si_code = POLL_IN;
-		sig[i].fd = 3;
-	}
-	return n;
-}
+#include "signal-stream.h"
 
 static struct pms_oracle_cfg cfg(uint64_t p, enum pms_semantics sem, uint64_t final)
 {

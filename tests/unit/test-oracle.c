@@ -19,23 +19,7 @@
 #define TOL	1000ULL
 #define MAXSIG	256
 
-static struct pms_signal sig[MAXSIG];
-
-/* Fill sig[] from counter values; every signal well formed (POLL_IN). */
-static size_t stream(const uint64_t *v, size_t n)
-{
-	size_t i;
-
-	memset(sig, 0, sizeof(sig));
-	for (i = 0; i < n; i++) {
-		sig[i].value = v[i];
-		sig[i].time_ns = 1000 * (i + 1);
-		sig[i].cpu = (int32_t)(i & 1);
-		sig[i].si_code = POLL_IN;
-		sig[i].fd = 3;
-	}
-	return n;
-}
+#include "signal-stream.h"
 
 static struct pms_oracle_cfg cfg_exact(void)
 {
