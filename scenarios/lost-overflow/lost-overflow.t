@@ -149,6 +149,18 @@ else
 	skip "throttling" "needs root to lower kernel.perf_event_max_sample_rate"
 fi
 
+# Without privileges there is no trace, and the result says why instead.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	mkdir -p "$tmp/nobody" && chmod 777 "$tmp/nobody" && chmod o+x "$tmp"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		$PMS run lost-overflow --duration 300ms --json "$tmp/nobody/r.json" > /dev/null
+	rc=$?
+	[ $rc -eq 0 ] && jtrue "$tmp/nobody/r.json" "not d['trace']['used'] and len(d['trace']['why_not']) > 10 and 'no scheduler trace' in d['attribution']['incomplete_why']"
+	ok $? "as nobody: runs (exit $rc) without a trace and says why ($(jget "$tmp/nobody/r.json" "d['trace']['why_not']" 2>/dev/null))"
+else
+	skip "run as nobody" "needs root and setpriv"
+fi
+
 # A mover that cannot move makes the run invalid, not a pass: a taskset
 # that always fails stands in for a guest without taskset.
 mkdir -p "$tmp/fakebin"
