@@ -69,6 +69,9 @@ struct pms_sigrun {
 	enum pms_mover_kind mover_kind;
 	const char *no_mover_hint;	/* the option that runs without it, for messages */
 	bool pin_control;		/* without the mover, stay on the set's first CPU */
+	/* The cause the scenario's own stressor produces (PMS_CAUSE_NR: none);
+	 * where it is in every window, it stands as the candidate. */
+	enum pms_cause stressor;
 
 	/* filled by pms_sigrun_setup(); the scenario may set k's hooks before start */
 	struct pms_counter c;

@@ -32,6 +32,7 @@ static long long max_sample_rate(void)
 
 void pms_sigrun_init(struct pms_sigrun *s)
 {
+	s->stressor = PMS_CAUSE_NR;
 	pms_counting_init(&s->k);
 	s->cpus = hwloc_bitmap_alloc();
 }
@@ -604,6 +605,14 @@ static json_object *multiplex_json(const struct pms_sigrun *s)
 	return o;
 }
 
+/* In (nearly) every anomaly window and most on-time ones: no contrast. */
+static bool ubiquitous(const struct pms_cause_stat *cs, const struct pms_attrib_result *ar)
+{
+	return ar->anomalies && ar->on_time &&
+	       (double)cs->anomaly_windows >= 0.9 * (double)ar->anomalies &&
+	       (double)cs->on_time_windows >= 0.5 * (double)ar->on_time;
+}
+
 void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			  const struct pms_oracle_result *res, const uint8_t *cls,
 			  const struct pms_evidence *extra, size_t nextra, json_object *oracle)
@@ -741,12 +750,31 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			pms_run_append_reason(run, "attribution: %s", sentence);
 			pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 		} else {
+			const char *cause = ar.dominant >= 0 ? pms_cause_name(ar.dominant) : NULL;
+
 			pms_run_append_reason(run, "attribution: %s%s", sentence,
 					      cfg.complete ? "" : " (incomplete: see attribution)");
+			/*
+			 * A stressor in every window (a DISABLE/ENABLE storm)
+			 * has no base rate to beat: say so, and let the
+			 * scenario's own stressor stand as the candidate.
+			 */
+			if (!cause && s->stressor < PMS_CAUSE_NR &&
+			    ubiquitous(&ar.cause[s->stressor], &ar)) {
+				cause = pms_cause_name(s->stressor);
+				pms_run_append_reason(run, "%s was in %llu of %llu anomaly windows "
+						      "and %.0f%% of on-time ones: a stressor "
+						      "everywhere has no base rate to beat, so it "
+						      "stands as the candidate (compare with a run "
+						      "without it)", cause, (unsigned long long)
+						      ar.cause[s->stressor].anomaly_windows,
+						      (unsigned long long)ar.anomalies,
+						      ar.on_time ? 100.0 * (double)ar.cause[s->stressor]
+						      .on_time_windows / (double)ar.on_time : 0);
+			}
 			if (env[0])
 				pms_run_append_reason(run, "environment too: %s", env);
-			pms_run_known_issues(run, ar.dominant >= 0 ? pms_cause_name(ar.dominant) :
-					     NULL, s->c.ev.attr.exclude_kernel);
+			pms_run_known_issues(run, cause, s->c.ev.attr.exclude_kernel);
 		}
 	} else {
 		pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);

@@ -219,6 +219,7 @@ static enum pms_status ds_setup(struct pms_run *run)
 	st->r.use_mover = mk != DS_MOVER_NONE;
 	st->r.mover_kind = mk == DS_MOVER_TASKSET ? PMS_MOVER_TASKSET : PMS_MOVER_HWLOC;
 	st->r.no_mover_hint = "--mover none";
+	st->r.stressor = PMS_CAUSE_IOCTL_DISABLE;
 	s = pms_sigrun_setup(run, &st->r);
 	if (s)
 		return s;
