@@ -229,6 +229,20 @@ void pms_print_result(FILE *f, json_object *r, long show)
 					json_object_get_double(json_object_array_get_idx(ci, 1)));
 		}
 	}
+	if (get(r, "attribution")) {
+		/* Where the evidence came from, then what it says. */
+		json_object *frac = get(r, "multiplexing.running_fraction");
+
+		fprintf(f, "  evidence: scheduler trace %s; THROTTLE records %s; on the PMU ",
+			json_object_get_boolean(get(r, "trace.used")) ? "yes" : str(r, "trace.why_not"),
+			str(r, "perf_records.throttle"));
+		if (frac)
+			fprintf(f, "%.1f%%", 100.0 * json_object_get_double(frac));
+		else
+			fprintf(f, "-");
+		fprintf(f, " of its enabled time\n");
+		fprintf(f, "  causes:   %s\n", str(r, "attribution.summary"));
+	}
 	print_scenario_section(f, r);
 	if (get(r, "interrupted") && json_object_get_boolean(get(r, "interrupted")))
 		fprintf(f, "  INTERRUPTED by %s: the result covers the run so far\n",
