@@ -750,7 +750,16 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			pms_run_append_reason(run, "attribution: %s", sentence);
 			pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 		} else {
-			const char *cause = ar.dominant >= 0 ? pms_cause_name(ar.dominant) : NULL;
+			const char *cause = NULL;
+			int best = -1;
+
+			/* Bugs are matched on schedule-out causes, never on environment. */
+			for (c = 0; c < PMS_CAUSE_NR; c++)
+				if (!pms_cause_is_environment(c) && ar.cause[c].claimed &&
+				    (best < 0 || ar.cause[c].claimed > ar.cause[best].claimed))
+					best = c;
+			if (best >= 0)
+				cause = pms_cause_name(best);
 
 			pms_run_append_reason(run, "attribution: %s%s", sentence,
 					      cfg.complete ? "" : " (incomplete: see attribution)");
