@@ -963,9 +963,26 @@ json_object *pms_known_match_json(const struct pms_known_ctx *ctx, char *summary
 				cat(summary, len, &pos, "%s%s", named++ ? ", " : head, k->id);
 		}
 	}
-	if (!named)
-		cat(summary, len, &pos, "%s", best == PMS_KNOWN_MATCHES ?
-		    "no known bug matches: possibly new" : "no known bug applies");
+	if (!named && best == PMS_KNOWN_MATCHES) {
+		size_t near = 0;
+
+		/*
+		 * Entries of this scenario on this kernel whose cause the
+		 * evidence did not show: "possibly new" alone would hide them.
+		 */
+		cat(summary, len, &pos, "no known bug matches the evidence");
+		for (i = 0; i < pms_known_nr; i++) {
+			const struct pms_known *k = &pms_known_table[i];
+
+			if (pms_known_fit(k, ctx, why, sizeof(why)) == PMS_KNOWN_APPLIES &&
+			    in_list(k->scenarios, ctx->scenario))
+				cat(summary, len, &pos, "%s%s", near++ ? ", " :
+				    " (on this kernel, in this scenario, without its cause: ", k->id);
+		}
+		cat(summary, len, &pos, "%s: possibly new", near ? ")" : "");
+	} else if (!named) {
+		cat(summary, len, &pos, "no known bug applies");
+	}
 	return arr;
 nomem:
 	json_object_put(arr);

@@ -8,7 +8,7 @@
 
 /*
  * Known kernel behaviours, kept as data so that a result can say "this looks
- * like known bug X" (or "no known bug matches: possibly new") without any
+ * like known bug X" (or "no known bug matches the evidence: possibly new") without any
  * verdict being hard-coded in a scenario.  A match is a hint for the person
  * reading the result, never a pass or a fail: the oracles judge, this table
  * only names what they may have seen.
@@ -203,7 +203,8 @@ enum pms_known_fit pms_known_fit(const struct pms_known *k, const struct pms_kno
  * pms_known_match_json - every entry that applies to or matches @ctx
  * @ctx: the run (with scenario and cause) or the machine (scenario NULL)
  * @summary: receives one line: "matches: <id>[, <id>...]" or "no known bug
- *           matches: possibly new" for a run; "applies: <id>[, ...]" or
+ *           matches the evidence (on this kernel, in this scenario, without its
+ *           cause: <id>...): possibly new" for a run; "applies: <id>[, ...]" or
  *           "no known bug applies" for the machine alone
  * @len: size of @summary
  *

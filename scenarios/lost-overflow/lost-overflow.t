@@ -79,7 +79,7 @@ jtrue "$j" "[c for c in d['attribution']['causes'] if c['cause'] == ('migration'
 ok $? "attribution: the moves are not claimed ($(jget "$j" "[(c['cause'], c['lift']) for c in d['attribution']['causes'] if c['events']]"))"
 jtrue "$j" "all(a['cause'] == 'unexplained' and 'evidence' in a for a in d['oracle']['anomalies']['list'])"
 ok $? "attribution: every listed anomaly carries its cause and evidence"
-jtrue "$j" "'no known bug matches: possibly new' in d['reason'] and isinstance(d['known_issues'], list)"
+jtrue "$j" "'no known bug matches the evidence' in d['reason'] and 'possibly new' in d['reason'] and isinstance(d['known_issues'], list)"
 ok $? "attribution: the fail reason says whether a known bug matches"
 
 # The scheduler trace: a private tracefs instance, gone after the run; one

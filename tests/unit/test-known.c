@@ -345,7 +345,14 @@ static void test_match_json(void)
 
 	ctx.cause = "throttle";
 	arr = pms_known_match_json(&ctx, summary, sizeof(summary));
-	is_str(summary, "no known bug matches: possibly new", "nothing matches a throttle cause");
+	is_str(summary, "no known bug matches the evidence (on this kernel, in this scenario, "
+	       "without its cause: armv8pmu-pending-overflow-sched-out): possibly new",
+	       "nothing matches a throttle cause, and the near miss is named");
+	ctx.arch = "x86_64";
+	json_object_put(pms_known_match_json(&ctx, summary, sizeof(summary)));
+	is_str(summary, "no known bug matches the evidence: possibly new",
+	       "x86: no near miss to name");
+	ctx.arch = "aarch64";
 	ok(arr && json_object_array_length(arr) > 0, "but the entries that apply are listed");
 	json_object_put(arr);
 
