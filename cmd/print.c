@@ -233,9 +233,11 @@ void pms_print_result(FILE *f, json_object *r, long show)
 		/* Where the evidence came from, then what it says. */
 		json_object *frac = get(r, "multiplexing.running_fraction");
 
-		fprintf(f, "  evidence: scheduler trace %s; THROTTLE records %s; on the PMU ",
-			json_object_get_boolean(get(r, "trace.used")) ? "yes" : str(r, "trace.why_not"),
-			str(r, "perf_records.throttle"));
+		if (json_object_get_boolean(get(r, "trace.used")))
+			fprintf(f, "  evidence: scheduler trace yes");
+		else
+			fprintf(f, "  evidence: scheduler trace no (%s)", str(r, "trace.why_not"));
+		fprintf(f, "; THROTTLE records %s; on the PMU ", str(r, "perf_records.throttle"));
 		if (frac)
 			fprintf(f, "%.1f%%", 100.0 * json_object_get_double(frac));
 		else
