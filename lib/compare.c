@@ -48,6 +48,7 @@ static const char *const rate_names[PMS_CMP_NR_RATES] = {
 static const char *const verdict_names[PMS_CMP_NR_VERDICTS] = {
 	[PMS_CMP_SKIP]	= "skip",
 	[PMS_CMP_PASS]	= "pass",
+	[PMS_CMP_ENVIRONMENT] = "environment",
 	[PMS_CMP_ERROR]	= "error",
 	[PMS_CMP_FAIL]	= "fail",
 };
@@ -61,7 +62,34 @@ static const char *const verdict_names[PMS_CMP_NR_VERDICTS] = {
 static const char *const key_fields[] = {
 	"scenario", "counter.name", "counter.period", "options.no-mover", "options.mover",
 	"options.pattern", "options.move-interval", "options.event", "options.exclude",
+	/* another experiment, not another kernel: rotation on purpose, the
+	 * trace (which perturbs an emulated guest), sysctls set for the run */
+	"options.competing-events", "options.trace", "options.toggler",
+	"host.emulation.sysctl_set",
 };
+
+/*
+ * Options added after results were first kept (schema_version 1): an older
+ * result ran as their default does, so it pairs with a new one that did.
+ * Return: a new JSON value, or NULL when @field has no such default (or
+ * the result is of a scenario that does not take it).
+ */
+static json_object *key_default(json_object *root, const char *field)
+{
+	json_object *sc;
+	const char *name;
+
+	if (!json_object_object_get_ex(root, "scenario", &sc))
+		return NULL;
+	name = json_object_get_string(sc);
+	if (strcmp(name, "lost-overflow") && strcmp(name, "disable-storm"))
+		return NULL;
+	if (!strcmp(field, "options.trace"))
+		return json_object_new_string("auto");
+	if (!strcmp(field, "options.competing-events"))
+		return json_object_new_int(0);
+	return NULL;
+}
 
 /*
  * What a reader must know differs before believing a change is the
@@ -826,7 +854,8 @@ static int parse_run(json_object *root, const char *file, struct run *r, char *e
 			break;
 	if (i == PMS_CMP_NR_VERDICTS)
 		return fail(err, errlen, -EINVAL,
-			    "%s: verdict is missing or not one of pass, fail, skip, error", file);
+			    "%s: verdict is missing or not one of pass, fail, skip, error, "
+			    "environment", file);
 	r->verdict = (enum pms_cmp_verdict)i;
 
 	r->key = json_object_new_object();
@@ -835,6 +864,11 @@ static int parse_run(json_object *root, const char *file, struct run *r, char *e
 		goto nomem;
 	for (i = 0; i < PMS_ARRAY_SIZE(key_fields); i++) {
 		lookup(root, key_fields[i], &v);
+		if (!v && (v = key_default(root, key_fields[i]))) {
+			if (json_object_object_add(r->key, key_fields[i], v))
+				goto nomem;
+			continue;
+		}
 		if (json_object_object_add(r->key, key_fields[i], json_object_get(v)))
 			goto nomem;
 	}
@@ -1959,6 +1993,11 @@ static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cm
 		why_add(worse, oom, "verdict pass -> fail");
 	if (vo == PMS_CMP_FAIL && vn == PMS_CMP_PASS)
 		why_add(better_sig, oom, "verdict fail -> pass");
+	/* Neither side's kernel is to blame for what configuration did. */
+	if ((vo == PMS_CMP_ENVIRONMENT) != (vn == PMS_CMP_ENVIRONMENT))
+		why_add(notes, oom, "verdict %s -> %s: one side's signals were held back by "
+			"configuration (throttling, multiplexing, a full signal queue), so its "
+			"rates do not describe the kernel", verdict_names[vo], verdict_names[vn]);
 	for (i = 0; i < PMS_CMP_NR_RATES; i++) {
 		put(rates, rate_names[i],
 		    rate_json(g, h, (enum pms_cmp_rate)i, alpha, &dir, &p, oom), true, oom);

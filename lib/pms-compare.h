@@ -59,6 +59,7 @@ enum pms_cmp_unit {
 enum pms_cmp_verdict {
 	PMS_CMP_SKIP,		/* ordered best to worst: a merged group takes the worst */
 	PMS_CMP_PASS,
+	PMS_CMP_ENVIRONMENT,	/* configuration held signals back: not the kernel */
 	PMS_CMP_ERROR,
 	PMS_CMP_FAIL,
 	PMS_CMP_NR_VERDICTS,
