@@ -613,23 +613,14 @@ static bool ubiquitous(const struct pms_cause_stat *cs, const struct pms_attrib_
 	       (double)cs->on_time_windows >= 0.5 * (double)ar->on_time;
 }
 
-void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
-			  const struct pms_oracle_result *res, const uint8_t *cls,
-			  const struct pms_evidence *extra, size_t nextra, json_object *oracle)
+/* Every source's evidence on one clock, sorted.  Return: 0 or -ENOMEM. */
+static int gather_evidence(const struct pms_sigrun *s, const struct pms_evidence *extra,
+			   size_t nextra, struct pms_evidence **evp, size_t *nevp)
 {
-	struct pms_attrib_cfg cfg = { .max_listed = 8, .complete = true, .alpha = 0.01 };
-	struct pms_attrib_result ar;
 	struct pms_evidence *ev = NULL;
 	size_t n = pms_sigrun_nsignals(s), nev = 0, cap = 0, i;
-	json_object *tr;
-	char why[512], sentence[512], env[768];
-	bool env_any;
 	int oom = 0;
 
-	cfg.lift_min = strtod(pms_opt_str(&run->opts, "lift-min") ?: "2", NULL);
-	if (cfg.lift_min <= 1)
-		cfg.lift_min = 2;
-	cfg.traced = s->traced;
 	for (i = 0; i < s->nsched && !oom; i++) {
 		const struct pms_sched_ev *e = &s->sched[i];
 
@@ -654,9 +645,34 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		oom = add_ev(&ev, &nev, &cap, s->throttle_ns[i], PMS_CAUSE_THROTTLE, -1, -1);
 	if (oom) {
 		free(ev);
-		return;
+		return -ENOMEM;
 	}
 	pms_evidence_sort(ev, nev);
+	*evp = ev;
+	*nevp = nev;
+	return 0;
+}
+
+void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
+			  const struct pms_oracle_result *res, const uint8_t *cls,
+			  const struct pms_evidence *extra, size_t nextra, json_object *oracle)
+{
+	struct pms_attrib_cfg cfg = { .max_listed = 8, .complete = true, .alpha = 0.01 };
+	struct pms_attrib_result ar;
+	struct pms_evidence *ev = NULL;
+	size_t n = pms_sigrun_nsignals(s), nev = 0;
+	json_object *tr;
+	char why[512], sentence[512], env[768];
+	bool env_any;
+
+	cfg.lift_min = strtod(pms_opt_str(&run->opts, "lift-min") ?: "2", NULL);
+	if (cfg.lift_min <= 1)
+		cfg.lift_min = 2;
+	cfg.traced = s->traced;
+	if (gather_evidence(s, extra, nextra, &ev, &nev)) {
+		pms_run_append_reason(run, "no attribution: out of memory for the evidence");
+		return;
+	}
 
 	why[0] = '\0';
 	if (!s->traced)
@@ -683,6 +699,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	cfg.incomplete_why = why[0] ? why : NULL;
 
 	if (pms_attrib_run(&cfg, s->rec.sig, cls, n, ev, nev, &ar)) {
+		pms_run_append_reason(run, "no attribution: out of memory");
 		free(ev);
 		return;
 	}
