@@ -158,9 +158,8 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 static enum pms_status start_trace(struct pms_run *run, struct pms_sigrun *s)
 {
 	struct pms_trace_cfg cfg = { 0 };
-	int ret;
-
 	json_object *emu;
+	int ret;
 
 	if (s->trace_mode == PMS_TRACE_OFF) {
 		snprintf(s->trace_why, sizeof(s->trace_why), "--trace off");
