@@ -139,20 +139,26 @@ static void print_scenario_section(FILE *f, json_object *r)
 			str(sec, "toggler"));
 }
 
+/* "FAIL", "ENVIRONMENT", ...: the verdict as the summary shouts it. */
+static void upper_verdict(json_object *r, char *v, size_t len)
+{
+	size_t k;
+
+	snprintf(v, len, "%s", str(r, "verdict"));
+	for (k = 0; v[k]; k++)
+		v[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
+}
+
 void pms_print_result(FILE *f, json_object *r, long show)
 {
 	json_object *oracle = get(r, "oracle"), *list, *host = get(r, "host");
+	char v[32];
 	uint64_t period = u64(r, "counter.period"), tol = u64(r, "counter.tolerance");
 	size_t i, n;
 
+	upper_verdict(r, v, sizeof(v));
 	{
 		/* The first line says what kind of result this is. */
-		char v[32];
-		size_t k;
-
-		snprintf(v, sizeof(v), "%s", str(r, "verdict"));
-		for (k = 0; v[k]; k++)
-			v[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
 		fprintf(f, "pmustress %s: %s%s%s%s on kernel %s, %s, %s\n", str(r, "scenario"), v,
 			get(r, "failure_kind") ? " (" : "",
 			get(r, "failure_kind") ? str(r, "failure_kind") : "",
@@ -249,13 +255,5 @@ void pms_print_result(FILE *f, json_object *r, long show)
 	if (get(r, "interrupted") && json_object_get_boolean(get(r, "interrupted")))
 		fprintf(f, "  INTERRUPTED by %s: the result covers the run so far\n",
 			str(r, "stop_signal"));
-	{
-		char v[32];
-		size_t k;
-
-		snprintf(v, sizeof(v), "%s", str(r, "verdict"));
-		for (k = 0; v[k]; k++)
-			v[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
-		fprintf(f, "%s: %s\n", v, str(r, "reason"));
-	}
+	fprintf(f, "%s: %s\n", v, str(r, "reason"));
 }

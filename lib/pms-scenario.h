@@ -99,6 +99,9 @@ struct pms_recorder;
  */
 enum pms_status pms_run_recorder(struct pms_run *run, struct pms_recorder *rec, int signo);
 
+/* @host's string member @a.@b ("cpu", "midr"), or NULL when absent or not a string. */
+const char *pms_host_str(json_object *host, const char *a, const char *b);
+
 struct pms_workload;
 struct pms_event;
 struct pms_thread;

@@ -100,6 +100,16 @@ enum pms_status pms_run_recorder(struct pms_run *run, struct pms_recorder *rec, 
 	return PMS_OK;
 }
 
+const char *pms_host_str(json_object *host, const char *a, const char *b)
+{
+	json_object *o, *v;
+
+	if (!host || !json_object_object_get_ex(host, a, &o) ||
+	    !json_object_object_get_ex(o, b, &v) || !v || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
 enum pms_status pms_run_workload(struct pms_run *run, struct pms_workload *w,
 				 const struct pms_event *ev)
 {

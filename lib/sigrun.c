@@ -71,16 +71,6 @@ static enum pms_status choose_cpus(struct pms_run *run, struct pms_sigrun *s)
 	return PMS_OK;
 }
 
-static const char *host_str(json_object *host, const char *a, const char *b)
-{
-	json_object *o;
-
-	if (!json_object_object_get_ex(host, a, &o) || !json_object_object_get_ex(o, b, &o) ||
-	    !json_object_is_type(o, json_type_string))
-		return NULL;
-	return json_object_get_string(o);
-}
-
 /*
  * Lateness within the CPU's interrupt skid is how the PMU works, not a lost
  * signal: rr's per-CPU figures unless --skid-allowance says otherwise.  A
@@ -98,9 +88,9 @@ static void choose_skid(struct pms_run *run, struct pms_sigrun *s)
 		snprintf(s->skid_why, sizeof(s->skid_why), "%s: the overflow is taken in place, "
 			 "no PMU skid", s->c.ev.breakpoint ? "breakpoint" : "software event");
 	} else {
-		s->skid = pms_skid_default_allowance(host_str(run->host, "cpu", "vendor"),
-						     host_str(run->host, "cpu", "model"),
-						     host_str(run->host, "cpu", "midr"),
+		s->skid = pms_skid_default_allowance(pms_host_str(run->host, "cpu", "vendor"),
+						     pms_host_str(run->host, "cpu", "model"),
+						     pms_host_str(run->host, "cpu", "midr"),
 						     s->skid_why, sizeof(s->skid_why));
 	}
 }

@@ -76,7 +76,6 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 	struct pms_toggle *t;
 	uint64_t slot, value = 0;
 	int saved = errno, err = 0, ret;
-	uint64_t buf[3] = { 0, 0, 0 };
 
 	if (__atomic_load_n(&log->stopped, __ATOMIC_ACQUIRE))
 		return -ESHUTDOWN;
@@ -90,12 +89,11 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 	t->disable_ns = now_ns();
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		err = -errno;
-	/* async-signal-safe: room for the times the counter's read_format adds */
-	ret = (int)read(fd, buf, sizeof(buf));
-	value = buf[0];
-	t->value_valid = ret >= (int)sizeof(buf[0]);
-	if (!t->value_valid && !err)
-		err = ret < 0 ? -errno : -EIO;
+	/* a bare read(2): safe in the signal handler too */
+	ret = pms_perf_read(fd, &value);
+	t->value_valid = !ret;
+	if (ret && !err)
+		err = ret;
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && !err)
 		err = -errno;
 	t->enable_ns = now_ns();

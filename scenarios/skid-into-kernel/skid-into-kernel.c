@@ -197,16 +197,6 @@ static void drain(struct sk_state *st)
 	__atomic_store_n(&meta->data_tail, st->tail, __ATOMIC_RELEASE);
 }
 
-static const char *host_str(json_object *host, const char *a, const char *b)
-{
-	json_object *o, *v;
-
-	if (!host || !json_object_object_get_ex(host, a, &o) ||
-	    !json_object_object_get_ex(o, b, &v) || !v || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static enum pms_status sk_setup(struct pms_run *run)
 {
 	struct sk_state *st = run->priv;
@@ -231,8 +221,8 @@ static enum pms_status sk_setup(struct pms_run *run)
 		return s;
 
 	st->cpu_allowance = pms_skid_default_allowance(
-		host_str(run->host, "cpu", "vendor"), host_str(run->host, "cpu", "model"),
-		host_str(run->host, "cpu", "midr"), st->allowance_why, sizeof(st->allowance_why));
+		pms_host_str(run->host, "cpu", "vendor"), pms_host_str(run->host, "cpu", "model"),
+		pms_host_str(run->host, "cpu", "midr"), st->allowance_why, sizeof(st->allowance_why));
 	st->allowance_given = pms_opt_given(&run->opts, "skid-allowance");
 	if (st->allowance_given) {
 		st->allowance = pms_opt_u64(&run->opts, "skid-allowance");
