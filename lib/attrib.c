@@ -126,29 +126,50 @@ static bool window_of(const struct pms_signal *sig, size_t last_ok, uint64_t *fr
 }
 
 /*
- * P(X >= k) for X ~ Poisson(mu): the chance of seeing at least k events in
- * the anomaly windows if they came at the on-time rate.  Only the upper
- * tail matters here (a cause is claimed for excess), and for k <= mu it is
- * large anyway, so it is summed only where its terms shrink.
+ * P(X >= k) for X ~ Binomial(n, p): the chance that at least k of n anomaly
+ * windows hold a cause if each held it as often as an on-time window of its
+ * length does.  The windows' own chances differ with their lengths (a
+ * Poisson-binomial); the binomial at their mean is the wider of the two, so
+ * the test errs towards "unexplained".  Only the upper tail matters (a cause
+ * is claimed for excess), so it is summed only above the mean.
  */
-static double poisson_tail(uint64_t k, double mu)
+static double binomial_tail(uint64_t k, uint64_t n, double p)
 {
-	double sum = 0, term;
+	double sum = 0, term, lp, lq;
 	uint64_t i;
 
 	if (!k)
 		return 1;
-	if (mu <= 0)
+	if (k > n || p <= 0)
 		return 0;
-	if ((double)k <= mu)
+	if (p >= 1 || (double)k <= (double)n * p)
 		return 1;
-	for (i = k; i < k + 100000; i++) {
-		term = exp(-mu + (double)i * log(mu) - lgamma((double)i + 1));
+	lp = log(p);
+	lq = log1p(-p);
+	for (i = k; i <= n; i++) {
+		term = exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+			   lgamma((double)(n - i) + 1) + (double)i * lp + (double)(n - i) * lq);
 		sum += term;
 		if (term < sum * 1e-12)
 			break;
 	}
 	return sum > 1 ? 1 : sum;
+}
+
+/*
+ * How likely an on-time window of length @len is to hold the cause, from
+ * the fraction @q of on-time windows (mean length @mean) that held it, if
+ * the cause comes at random: 1 - (1 - q)^(len / mean).  A drop's window
+ * spans two periods, so it has twice the chances of an on-time one by its
+ * length alone, and that is not evidence.
+ */
+static double chance_in(double q, double len, double mean)
+{
+	if (q >= 1)
+		return 1;
+	if (mean <= 0)
+		return q;
+	return -expm1(log1p(-q) * len / mean);
 }
 
 int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *sig,
@@ -205,26 +226,43 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 		if (on_time)
 			last_ok = i;
 	}
+	/*
+	 * Presence, not counts: evidence comes in bursts (a mover that got the
+	 * CPU rebinds many times in a row), so its events are not independent
+	 * and a count-based test would find "significance" in noise.  The unit
+	 * is the window: how many anomaly windows held the cause, against how
+	 * many would have if each held it as often as an on-time window of the
+	 * same length.  One pseudo-window holding it keeps "never on time" from
+	 * meaning "infinitely more often".
+	 */
 	for (c = 0; c < PMS_CAUSE_NR; c++) {
 		struct pms_cause_stat *cs = &res->cause[c];
-		/*
-		 * Densities, not presence: the window of a signal that follows a
-		 * lost one spans two periods, so it holds twice the evidence of
-		 * an on-time window by its length alone.
-		 */
-		/*
-		 * One pseudo-event: a cause never seen in short on-time windows
-		 * is not thereby infinitely denser in long anomaly windows.  The
-		 * lift is a lower bound then (cs->never_on_time says so).
-		 */
-		double rate_on = res->on_time_ns ?
-				 (double)(cs->on_time_events + 1) / (double)res->on_time_ns : 0;
 
-		cs->never_on_time = !cs->on_time_events;
-		cs->expected = rate_on * (double)res->anomaly_ns;
-		cs->lift = cs->expected > 0 ? (double)cs->anomaly_events / cs->expected : -1;
-		/* A lift from a handful of events is noise: how likely is it by chance? */
-		cs->p = res->on_time_ns ? poisson_tail(cs->anomaly_events, cs->expected) : 1;
+		cs->never_on_time = !cs->on_time_windows;
+		cs->q = res->on_time ? (double)(cs->on_time_windows + 1) / (double)(res->on_time + 1) : 0;
+	}
+	last_ok = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		double mean = res->on_time ? (double)res->on_time_ns / (double)res->on_time : 0;
+
+		if (cls[i] == PMS_CLASS_ON_TIME) {
+			last_ok = i;
+			continue;
+		}
+		if (!res->on_time || !window_of(sig, start_of(cls, i, last_ok), &from))
+			continue;
+		for (c = 0; c < PMS_CAUSE_NR; c++)
+			res->cause[c].expected += chance_in(res->cause[c].q,
+							    (double)(sig[i].time_ns - from), mean);
+	}
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		struct pms_cause_stat *cs = &res->cause[c];
+
+		cs->lift = cs->expected > 0 ? (double)cs->anomaly_windows / cs->expected : -1;
+		/* A lift from a handful of windows is noise: how likely is it by chance? */
+		cs->p = res->on_time && res->anomalies ?
+			binomial_tail(cs->anomaly_windows, res->anomalies,
+				      cs->expected / (double)res->anomalies) : 1;
 	}
 
 	/* Second pass: choose a cause per anomaly by the documented rule. */
@@ -383,11 +421,10 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 		"signal's from the signal before it; an anomaly "
 		"is given the environment cause (throttle, signal_queue_full, multiplex) found "
 		"in its window, else the correlated cause in its window with the highest lift "
-		"(its events per second in anomaly windows / its events per second in on-time "
-		"windows) "
-		"if that lift is at least lift_min (or the cause never came with an on-time "
-		"signal) and the chance of that many events at the on-time rate (Poisson) is "
-		"below alpha; else it is unexplained"));
+		"(the anomaly windows that held it / the number expected if each held it as "
+		"often as an on-time window of its length, with one pseudo-window holding it) "
+		"if that lift is at least lift_min and the chance of that many windows at the "
+		"on-time rate (binomial) is below alpha; else it is unexplained"));
 	pms_json_add(o, "lift_min", json_object_new_double(cfg->lift_min));
 	pms_json_add(o, "alpha", json_object_new_double(cfg->alpha));
 	pms_json_add(o, "complete", json_object_new_boolean(cfg->complete));
@@ -434,10 +471,10 @@ static void lift_words(const struct pms_cause_stat *cs, char *buf, size_t len, s
 	if (cs->lift < 0)
 		pms_append(buf, len, pos, "no on-time window to compare with)");
 	else if (cs->never_on_time)
-		pms_append(buf, len, pos, "never with an on-time signal: at least %.1f times as "
-			   "dense as on time)", cs->lift);
+		pms_append(buf, len, pos, "never with an on-time signal: lift at least %.1f)",
+			   cs->lift);
 	else
-		pms_append(buf, len, pos, "%.1f times as dense as on time)", cs->lift);
+		pms_append(buf, len, pos, "lift %.1f)", cs->lift);
 }
 
 void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t len)

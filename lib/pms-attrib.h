@@ -15,8 +15,9 @@
  * signal's from the one before it); evidence stamped on the same clock
  * (scheduler trace, the mover's rebinds, the scenario's ioctls, throttling,
  * the SIGIO fallback) falls into windows.  A cause is claimed for an
- * anomaly only where its evidence is denser in anomaly windows than in
- * on-time windows by at least the lift threshold, and more than chance
+ * anomaly only where it is found in more anomaly windows than on-time
+ * windows of the same length would hold, by at least the lift threshold
+ * and beyond chance
  * (environment causes, which by themselves stop signals, excepted): a
  * migration in every window explains nothing.
  */
@@ -58,10 +59,11 @@ struct pms_cause_stat {
 	uint64_t claimed;		/* anomalies this cause was chosen for */
 	uint64_t anomaly_events;	/* its events inside anomaly windows */
 	uint64_t on_time_events;	/* its events inside on-time windows */
-	double expected;		/* anomaly_events expected at the on-time rate */
-	double lift;			/* anomaly_events / expected; <0: no on-time window */
-	bool never_on_time;		/* no event in on-time windows: lift a lower bound */
-	double p;			/* P(at least anomaly_events | Poisson(expected)) */
+	double q;			/* share of on-time windows holding it (+1 pseudo) */
+	double expected;		/* anomaly windows expected to hold it at that share */
+	double lift;			/* anomaly_windows / expected; <0: no on-time window */
+	bool never_on_time;		/* not in any on-time window: lift a lower bound */
+	double p;			/* P(at least anomaly_windows | binomial at expected) */
 };
 
 struct pms_attrib_result {
