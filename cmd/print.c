@@ -243,12 +243,13 @@ void pms_print_result(FILE *f, json_object *r, long show)
 			fprintf(f, "  evidence: scheduler trace yes");
 		else
 			fprintf(f, "  evidence: scheduler trace no (%s)", str(r, "trace.why_not"));
-		fprintf(f, "; THROTTLE records %s; on the PMU ", str(r, "perf_records.throttle"));
+		fprintf(f, "; THROTTLE records %s", str(r, "perf_records.throttle"));
 		if (frac)
-			fprintf(f, "%.1f%%", 100.0 * json_object_get_double(frac));
-		else
-			fprintf(f, "-");
-		fprintf(f, " of its enabled time\n");
+			fprintf(f, "; on the PMU %.1f%% of its enabled time",
+				100.0 * json_object_get_double(frac));
+		else if (get(r, "multiplexing"))
+			fprintf(f, "; on the PMU - of its enabled time");
+		fprintf(f, "\n");
 		fprintf(f, "  causes:   %s\n", str(r, "attribution.summary"));
 	}
 	print_scenario_section(f, r);

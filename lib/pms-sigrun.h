@@ -11,6 +11,7 @@
 #include "pms-attrib.h"
 #include "pms-counter.h"
 #include "pms-counting.h"
+#include "pms-evidence.h"
 #include "pms-cpus.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
@@ -31,19 +32,9 @@
  * Evidence options of every counting scenario: the scheduler trace and the
  * attribution threshold.
  */
-extern const char *const pms_trace_modes[];	/* "auto", "on", "off" */
 extern const char *const pms_on_off[];		/* "on", "off" */
-enum pms_trace_mode { PMS_TRACE_AUTO, PMS_TRACE_ON, PMS_TRACE_OFF };
 #define PMS_EVIDENCE_OPTS							\
-	{ .name = "trace", .type = PMS_OPT_CHOICE, .def = "auto",			\
-	  .choices = pms_trace_modes, .arg = "auto|on|off",				\
-	  .help = "scheduler trace of the counting thread (sched_migrate_task, "	\
-		  "sched_switch, sched_wakeup) in a private tracefs instance, as "	\
-		  "evidence for attribution (auto: when tracefs is usable)" },		\
-	{ .name = "trace-buffer-kb", .type = PMS_OPT_U64, .def = "4096", .min = 0,	\
-	  .max = 1u << 20, .arg = "KB",							\
-	  .help = "per-CPU trace buffer (0: the kernel's default); an overrun makes "	\
-		  "the attribution incomplete" },						\
+	PMS_TRACE_OPTS,									\
 	{ .name = "skid-allowance", .type = PMS_OPT_U64, .min = 0, .max = 1ull << 40,	\
 	  .arg = "N", .help = "events an interrupt may land past its overflow on this CPU: "	\
 		  "late signals within it are reported, not failed (default: the CPU's "	\
@@ -56,10 +47,7 @@ enum pms_trace_mode { PMS_TRACE_AUTO, PMS_TRACE_ON, PMS_TRACE_OFF };
 	{ .name = "competing-events", .type = PMS_OPT_U64, .def = "0", .min = 0,		\
 	  .max = 64, .arg = "N",							\
 	  .help = "open N more events like the counter on the counting thread, so the "	\
-		  "PMU multiplexes them on purpose (rotation is a schedule-out path)" },	\
-	{ .name = "lift-min", .type = PMS_OPT_STRING, .def = "2", .arg = "X",		\
-	  .help = "claim a cause for an anomaly only when its evidence is X times more "	\
-		  "frequent in anomaly windows than in on-time windows" }
+		  "PMU multiplexes them on purpose (rotation is a schedule-out path)" }
 
 struct pms_sigrun {
 	/* set by the scenario before pms_sigrun_setup() */
@@ -86,16 +74,8 @@ struct pms_sigrun {
 	uint64_t skid;			/* lateness allowed as interrupt skid */
 	char skid_why[384];
 
-	/* evidence */
-	enum pms_trace_mode trace_mode;
-	struct pms_trace trace;
-	bool traced;			/* the trace ran for the whole count */
-	char trace_why[256];		/* why there is no trace */
-	char tracefs[256];
-	bool tracefs_mounted;
-	struct pms_sched_ev *sched;	/* collected after the count */
-	size_t nsched;
-	long long max_rate_before, max_rate_after;	/* kernel.perf_event_max_sample_rate */
+	/* evidence: the scheduler trace and the sample-rate ceiling */
+	struct pms_tracing tr;
 
 	/* the kernel's own records on the counter's ring: THROTTLE, LOST */
 	uint64_t ring_tail;

@@ -18,17 +18,7 @@
 #include "pms-skidbound.h"
 #include "pms-util.h"
 
-const char *const pms_trace_modes[] = { "auto", "on", "off", NULL };
 const char *const pms_on_off[] = { "on", "off", NULL };
-
-static long long max_sample_rate(void)
-{
-	char buf[64];
-
-	if (pms_read_text("/proc/sys/kernel/perf_event_max_sample_rate", buf, sizeof(buf)) < 0)
-		return -1;
-	return strtoll(buf, NULL, 10);
-}
 
 void pms_sigrun_init(struct pms_sigrun *s)
 {
@@ -133,62 +123,7 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 		snprintf(run->reason, sizeof(run->reason), "out of memory for throttle records");
 		return PMS_E_SETUP;
 	}
-	s->trace_mode = (enum pms_trace_mode)pms_opt_u64(&run->opts, "trace");
 	choose_skid(run, s);
-	s->max_rate_before = max_sample_rate();
-	return PMS_OK;
-}
-
-/*
- * The scheduler trace starts once the counting thread exists (its tid is
- * the filter) and before it counts.  Instances a SIGKILLed run left behind
- * go first.  "auto" runs without a trace where tracefs is unusable, and the
- * result says why; "on" makes that a set-up failure.
- */
-static enum pms_status start_trace(struct pms_run *run, struct pms_sigrun *s)
-{
-	struct pms_trace_cfg cfg = { 0 };
-	json_object *emu;
-	int ret;
-
-	if (s->trace_mode == PMS_TRACE_OFF) {
-		snprintf(s->trace_why, sizeof(s->trace_why), "--trace off");
-		return PMS_OK;
-	}
-	/*
-	 * Measured on the emulated arm64 6.1 kernel (QEMU, icount): with the
-	 * trace on, a control run without mover had 302 late signals in 2
-	 * guest seconds, 7 without.  There the trace changes what it would
-	 * explain, so "auto" leaves it off; --trace on still forces it.
-	 */
-	if (s->trace_mode == PMS_TRACE_AUTO && json_object_object_get_ex(run->host, "emulated",
-									 &emu) &&
-	    json_object_get_boolean(emu)) {
-		snprintf(s->trace_why, sizeof(s->trace_why), "--trace auto in an emulated guest, "
-			 "where tracing perturbs the run (a control's late signals 7 -> 302 on "
-			 "emulated 6.1): --trace on to force it");
-		return PMS_OK;
-	}
-	ret = pms_tracefs_acquire(s->tracefs, sizeof(s->tracefs), &s->tracefs_mounted);
-	if (ret)
-		snprintf(s->trace_why, sizeof(s->trace_why), "tracefs is not mounted and cannot "
-			 "be: %s", strerror(-ret));
-	else if (pms_trace_usable(s->tracefs, s->trace_why, sizeof(s->trace_why)))
-		s->trace_why[0] = '\0';
-	if (!s->trace_why[0]) {
-		pms_trace_reap_stale(s->tracefs);
-		cfg.tracefs = s->tracefs;
-		cfg.buffer_kb = (unsigned int)pms_opt_u64(&run->opts, "trace-buffer-kb");
-		cfg.tids = &s->k.tid;
-		cfg.nr_tids = 1;
-		ret = pms_trace_start(&s->trace, &cfg, s->trace_why, sizeof(s->trace_why));
-		if (!ret)
-			s->traced = true;
-	}
-	if (!s->traced && s->trace_mode == PMS_TRACE_ON) {
-		snprintf(run->reason, sizeof(run->reason), "--trace on: %s", s->trace_why);
-		return PMS_E_SETUP;
-	}
 	return PMS_OK;
 }
 
@@ -196,7 +131,7 @@ enum pms_status pms_sigrun_start(struct pms_run *run, struct pms_sigrun *s)
 {
 	enum pms_status st = pms_counting_start(&s->k, run->reason, sizeof(run->reason));
 
-	return st ? st : start_trace(run, s);
+	return st ? st : pms_tracing_start(run, &s->tr, s->k.tid);
 }
 
 /*
@@ -263,15 +198,7 @@ void pms_sigrun_stop(struct pms_sigrun *s)
 {
 	pms_counting_stop(&s->k);
 	drain_ring(s);
-	s->max_rate_after = max_sample_rate();
-	if (!s->traced)
-		return;
-	pms_trace_stop(&s->trace);
-	if (pms_trace_collect(&s->trace, &s->sched, &s->nsched)) {
-		snprintf(s->trace_why, sizeof(s->trace_why), "the trace could not be read");
-		s->traced = false;
-	}
-	pms_trace_destroy(&s->trace);
+	pms_tracing_stop(&s->tr);
 }
 
 size_t pms_sigrun_nsignals(const struct pms_sigrun *s)
@@ -489,22 +416,6 @@ void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 	}
 }
 
-static int add_ev(struct pms_evidence **ev, size_t *n, size_t *cap, uint64_t t,
-		  enum pms_cause c, int32_t a, int32_t b)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 1024;
-		struct pms_evidence *p = realloc(*ev, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*ev = p;
-		*cap = nc;
-	}
-	(*ev)[(*n)++] = (struct pms_evidence){ .time_ns = t, .cause = (uint8_t)c, .a = a, .b = b };
-	return 0;
-}
-
 /*
  * Configuration that holds signals back by design, each with the knob that
  * avoids it, into @buf.  Return: whether it can explain the anomalies: the
@@ -518,7 +429,7 @@ static bool environment(const struct pms_sigrun *s, const struct pms_attrib_resu
 			char *buf, size_t len)
 {
 	bool ring_ok = s->k.ring && !s->ring_error;
-	bool lowered = s->max_rate_after >= 0 && s->max_rate_after < s->max_rate_before;
+	bool lowered = pms_tracing_rate_lowered(&s->tr);
 	bool explains = false;
 	size_t pos = 0;
 
@@ -530,7 +441,7 @@ static bool environment(const struct pms_sigrun *s, const struct pms_attrib_resu
 			   "records%s; kernel.perf_event_max_sample_rate %lld -> %lld)%s",
 			   (unsigned long long)s->ring_cnt.throttle,
 			   ring_ok && !in_windows ? ", none in an anomaly's window" : "",
-			   s->max_rate_before, s->max_rate_after,
+			   s->tr.max_rate_before, s->tr.max_rate_after,
 			   in_windows ? ": raise kernel.perf_event_max_sample_rate or lengthen "
 			   "--period" : "");
 		explains |= in_windows;
@@ -555,25 +466,6 @@ static bool environment(const struct pms_sigrun *s, const struct pms_attrib_resu
 		explains = true;
 	}
 	return explains;
-}
-
-static json_object *perf_records_json(const struct pms_sigrun *s)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ring_pages", json_object_new_int((int)s->k.ring_pages));
-	json_object_object_add(o, "mapped", json_object_new_boolean(s->k.ring != NULL));
-	json_object_object_add(o, "error", s->k.ring_err ?
-			       json_object_new_string(strerror(s->k.ring_err)) : s->ring_error ?
-			       json_object_new_string(strerror(-s->ring_error)) : NULL);
-	json_object_object_add(o, "samples", json_object_new_uint64(s->ring_cnt.samples));
-	json_object_object_add(o, "throttle", json_object_new_uint64(s->ring_cnt.throttle));
-	json_object_object_add(o, "unthrottle", json_object_new_uint64(s->ring_cnt.unthrottle));
-	json_object_object_add(o, "lost_records",
-			       json_object_new_uint64(s->ring_cnt.lost_records));
-	json_object_object_add(o, "lost_samples",
-			       json_object_new_uint64(s->ring_cnt.lost_samples));
-	return o;
 }
 
 static json_object *multiplex_json(const struct pms_sigrun *s)
@@ -604,42 +496,22 @@ static bool ubiquitous(const struct pms_cause_stat *cs, const struct pms_attrib_
 
 /* Every source's evidence on one clock, sorted.  Return: 0 or -ENOMEM. */
 static int gather_evidence(const struct pms_sigrun *s, const struct pms_evidence *extra,
-			   size_t nextra, struct pms_evidence **evp, size_t *nevp)
+			   size_t nextra, struct pms_evbuf *b)
 {
-	struct pms_evidence *ev = NULL;
-	size_t n = pms_sigrun_nsignals(s), nev = 0, cap = 0, i;
-	int oom = 0;
+	size_t n = pms_sigrun_nsignals(s), i;
 
-	for (i = 0; i < s->nsched && !oom; i++) {
-		const struct pms_sched_ev *e = &s->sched[i];
-
-		if (e->kind == PMS_EV_MIGRATE)
-			oom = add_ev(&ev, &nev, &cap, e->time_ns, PMS_CAUSE_MIGRATION,
-				     e->from_cpu, e->to_cpu);
-		else if (e->kind == PMS_EV_SWITCH_OUT)
-			oom = add_ev(&ev, &nev, &cap, e->time_ns, PMS_CAUSE_SWITCH_OUT,
-				     e->state, -1);
-	}
-	for (i = 0; s->use_mover && i < s->mover.log_n && !oom; i++)
-		oom = add_ev(&ev, &nev, &cap, s->mover.log[i].time_ns, PMS_CAUSE_REBIND, -1,
-			     s->mover.log[i].cpu);
-	for (i = 0; i < n && !oom; i++)
+	pms_evbuf_add_sched(b, &s->tr);
+	for (i = 0; s->use_mover && i < s->mover.log_n; i++)
+		pms_evbuf_add(b, s->mover.log[i].time_ns, PMS_CAUSE_REBIND, -1,
+			      s->mover.log[i].cpu);
+	for (i = 0; i < n; i++)
 		if (s->rec.sig[i].si_code != POLL_IN)
-			oom = add_ev(&ev, &nev, &cap, s->rec.sig[i].time_ns,
-				     PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
-	for (i = 0; i < nextra && !oom; i++)
-		oom = add_ev(&ev, &nev, &cap, extra[i].time_ns, extra[i].cause, extra[i].a,
-			     extra[i].b);
-	for (i = 0; i < s->nthrottle && !oom; i++)
-		oom = add_ev(&ev, &nev, &cap, s->throttle_ns[i], PMS_CAUSE_THROTTLE, -1, -1);
-	if (oom) {
-		free(ev);
-		return -ENOMEM;
-	}
-	pms_evidence_sort(ev, nev);
-	*evp = ev;
-	*nevp = nev;
-	return 0;
+			pms_evbuf_add(b, s->rec.sig[i].time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
+	for (i = 0; i < nextra; i++)
+		pms_evbuf_add(b, extra[i].time_ns, extra[i].cause, extra[i].a, extra[i].b);
+	for (i = 0; i < s->nthrottle; i++)
+		pms_evbuf_add(b, s->throttle_ns[i], PMS_CAUSE_THROTTLE, -1, -1);
+	return pms_evbuf_finish(b);
 }
 
 void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
@@ -648,29 +520,21 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 {
 	struct pms_attrib_cfg cfg = { .max_listed = 8, .complete = true, .alpha = 0.01 };
 	struct pms_attrib_result ar;
-	struct pms_evidence *ev = NULL;
-	size_t n = pms_sigrun_nsignals(s), nev = 0;
-	json_object *tr;
+	struct pms_evbuf eb = { 0 };
+	size_t n = pms_sigrun_nsignals(s), wpos = 0;
 	char why[512], sentence[512], env[768];
 	bool env_any;
 
-	cfg.lift_min = strtod(pms_opt_str(&run->opts, "lift-min") ?: "2", NULL);
-	if (cfg.lift_min <= 1)
-		cfg.lift_min = 2;
-	cfg.traced = s->traced;
-	if (gather_evidence(s, extra, nextra, &ev, &nev)) {
+	cfg.lift_min = pms_lift_min(run);
+	cfg.traced = s->tr.traced;
+	if (gather_evidence(s, extra, nextra, &eb)) {
 		pms_run_append_reason(run, "no attribution: out of memory for the evidence");
 		return;
 	}
 
 	why[0] = '\0';
-	if (!s->traced)
-		snprintf(why, sizeof(why), "no scheduler trace (%s): the mover's rebinds stand "
-			 "in for migrations", s->trace_why);
-	else if (pms_trace_incomplete(&s->trace))
-		snprintf(why, sizeof(why), "the trace buffer overran (%llu events lost): raise "
-			 "--trace-buffer-kb", (unsigned long long)(s->trace.overrun +
-								  s->trace.dropped));
+	pms_tracing_gaps(&s->tr, "the mover's rebinds stand in for migrations", why,
+			 sizeof(why), &wpos);
 	if (!s->k.ring || s->ring_error)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sno THROTTLE records "
 			 "(%s)", why[0] ? "; " : "", s->k.ring_err ? strerror(s->k.ring_err) :
@@ -687,34 +551,19 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	cfg.complete = !why[0];
 	cfg.incomplete_why = why[0] ? why : NULL;
 
-	if (pms_attrib_run(&cfg, s->rec.sig, cls, n, ev, nev, &ar)) {
+	if (pms_attrib_run(&cfg, s->rec.sig, cls, n, eb.ev, eb.n, &ar)) {
 		pms_run_append_reason(run, "no attribution: out of memory");
-		free(ev);
+		pms_evbuf_free(&eb);
 		return;
 	}
-	pms_attrib_annotate(&cfg, &ar, s->rec.sig, cls, n, ev, nev, oracle);
+	pms_attrib_annotate(&cfg, &ar, s->rec.sig, cls, n, eb.ev, eb.n, oracle);
 	json_object_object_add(run->result, "attribution", pms_attrib_to_json(&cfg, &ar));
+	json_object_object_add(run->result, "trace", pms_tracing_to_json(&s->tr));
+	json_object_object_add(run->result, "sysctl_during_run", pms_tracing_sysctl_json(&s->tr));
 
-	tr = s->traced || s->trace.created ? pms_trace_to_json(&s->trace) : json_object_new_object();
-	json_object_object_add(tr, "mode", json_object_new_string(pms_trace_modes[s->trace_mode]));
-	json_object_object_add(tr, "used", json_object_new_boolean(s->traced));
-	json_object_object_add(tr, "why_not", s->traced ? NULL :
-			       json_object_new_string(s->trace_why));
-	json_object_object_add(run->result, "trace", tr);
-
-	{
-		json_object *sy = json_object_new_object();
-
-		json_object_object_add(sy, "perf_event_max_sample_rate_before",
-				       s->max_rate_before >= 0 ?
-				       json_object_new_int64(s->max_rate_before) : NULL);
-		json_object_object_add(sy, "perf_event_max_sample_rate_after",
-				       s->max_rate_after >= 0 ?
-				       json_object_new_int64(s->max_rate_after) : NULL);
-		json_object_object_add(run->result, "sysctl_during_run", sy);
-	}
-
-	json_object_object_add(run->result, "perf_records", perf_records_json(s));
+	json_object_object_add(run->result, "perf_records", pms_perf_records_json(
+		&s->ring_cnt, s->k.ring_pages, s->k.ring != NULL, s->k.ring_err ?
+		strerror(s->k.ring_err) : s->ring_error ? strerror(-s->ring_error) : NULL));
 	json_object_object_add(run->result, "multiplexing", multiplex_json(s));
 
 	/*
@@ -795,7 +644,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 	}
 	pms_attrib_free(&ar);
-	free(ev);
+	pms_evbuf_free(&eb);
 }
 
 void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
@@ -813,12 +662,7 @@ void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
 
 void pms_sigrun_fini(struct pms_sigrun *s)
 {
-	pms_trace_destroy(&s->trace);
-	if (s->tracefs[0])
-		pms_tracefs_release(s->tracefs, s->tracefs_mounted);
-	s->tracefs[0] = '\0';
-	free(s->sched);
-	s->sched = NULL;
+	pms_tracing_fini(&s->tr);
 	free(s->throttle_ns);
 	s->throttle_ns = NULL;
 	pms_mover_stop(&s->mover);

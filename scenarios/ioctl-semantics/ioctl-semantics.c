@@ -1036,7 +1036,13 @@ static void io_run(struct pms_run *run)
 		pms_run_append_reason(run, "%s", msg);
 	if (!run->reason[0])
 		snprintf(run->reason, sizeof(run->reason), "%zu sub-test(s) passed", nran);
-	pms_run_known_issues(run, NULL, st->c.ev.attr.exclude_kernel);
+	/*
+	 * Each finding names its ioctl, round and counts: the ioctl is the
+	 * evidence, and no schedule-out path is in play, so a failure is
+	 * matched to known bugs as "unexplained" (their cause in the table).
+	 */
+	pms_run_known_issues(run, run->verdict == PMS_VERDICT_FAIL ? "unexplained" : NULL,
+			     st->c.ev.attr.exclude_kernel);
 	JS(o, "verdict", pms_verdict_name(run->verdict));
 	json_object_object_add(run->result, "ioctl_semantics", o);
 	pms_oracle_result_free(&res);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pms-counter.h"
+#include "pms-evidence.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-supervise.h"
@@ -52,6 +53,7 @@ static const struct pms_opt_desc sk_opts[] = {
 	{ .name = "drain-interval", .type = PMS_OPT_INTERVAL, .def = "10ms", .min = 100000,
 	  .max = NS_PER_S, .arg = "TIME",
 	  .help = "how often the supervising thread drains the ring (bare number in us)" },
+	PMS_TRACE_OPTS,
 	{ .name = "inject-drop-every", .type = PMS_OPT_U64, .min = 2, .max = 1ull << 40,
 	  .arg = "N", .help = "TESTING: ignore every Nth signal (its sample stays): proves "
 	  "\"sample but no signal\" is caught end to end" },
@@ -88,6 +90,8 @@ struct sk_state {
 	size_t nr_recs, recs_cap;
 	struct pms_ring_counts counts;
 	int ring_error;
+
+	struct pms_tracing tr;		/* evidence: scheduler trace, sample-rate ceiling */
 };
 
 static void enter_kernel(struct sk_state *st)
@@ -274,7 +278,98 @@ static enum pms_status sk_setup(struct pms_run *run)
 		snprintf(run->reason, sizeof(run->reason), "%s", st->setup_msg);
 		return st->setup_status;
 	}
-	return PMS_OK;
+	/* The counting thread exists and waits: its tid is the trace's filter. */
+	return pms_tracing_start(run, &st->tr, st->tid);
+}
+
+/*
+ * Why signals went missing or came late, against the base rate (as the
+ * counting scenarios do): the scheduler trace and the kernel's THROTTLE
+ * records on the sample ring, counted in each signal's window.  The
+ * anomalies are the oracle's per-signal classes: a dropped interrupt or a
+ * sample without its signal leaves a gap signal behind it.  Throttling
+ * that explains them, with no schedule-out cause, is the environment, not
+ * the kernel bug this scenario looks for.  Writes the attribution's
+ * sentence to @sentence, the environment's to @env (empty when none explains
+ * the failure) and the cause a known bug is matched on to *@cause.
+ */
+static void sk_attribute(struct pms_run *run, struct sk_state *st, const uint8_t *cls,
+			 size_t nsig, json_object *oracle, bool failed, char *sentence,
+			 size_t len, char *env, size_t envlen, const char **cause)
+{
+	struct pms_attrib_cfg cfg = { .max_listed = 8, .alpha = 0.01 };
+	struct pms_attrib_result ar;
+	struct pms_evbuf eb = { 0 };
+	char why[512];
+	size_t i, pos = 0;
+	int c, best = -1;
+
+	sentence[0] = env[0] = '\0';
+	*cause = failed ? "unexplained" : NULL;
+	cfg.lift_min = pms_lift_min(run);
+	cfg.traced = st->tr.traced;
+	why[0] = '\0';
+	pms_tracing_gaps(&st->tr, NULL, why, sizeof(why), &pos);
+	if (st->counts.lost_records || st->counts.not_stored)
+		pms_append(why, sizeof(why), &pos, "%sthe ring lost records (%llu LOST, %llu "
+			   "not kept)", pos ? "; " : "",
+			   (unsigned long long)st->counts.lost_records,
+			   (unsigned long long)st->counts.not_stored);
+	cfg.complete = !why[0];
+	cfg.incomplete_why = why[0] ? why : NULL;
+
+	pms_evbuf_add_sched(&eb, &st->tr);
+	for (i = 0; i < st->nr_recs; i++)
+		if (st->recs[i].type == PERF_RECORD_THROTTLE)
+			pms_evbuf_add(&eb, st->recs[i].time_ns, PMS_CAUSE_THROTTLE, -1, -1);
+	for (i = 0; i < nsig; i++)
+		if (st->rec.sig[i].si_code != POLL_IN)
+			pms_evbuf_add(&eb, st->rec.sig[i].time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL,
+				      -1, -1);
+	if (pms_evbuf_finish(&eb) || pms_attrib_run(&cfg, st->rec.sig, cls, nsig, eb.ev, eb.n,
+						    &ar)) {
+		pms_evbuf_free(&eb);
+		snprintf(sentence, len, "no attribution: out of memory");
+		return;
+	}
+	pms_attrib_annotate(&cfg, &ar, st->rec.sig, cls, nsig, eb.ev, eb.n, oracle);
+	json_object_object_add(run->result, "attribution", pms_attrib_to_json(&cfg, &ar));
+	json_object_object_add(run->result, "trace", pms_tracing_to_json(&st->tr));
+	json_object_object_add(run->result, "sysctl_during_run",
+			       pms_tracing_sysctl_json(&st->tr));
+	json_object_object_add(run->result, "perf_records", pms_perf_records_json(
+		&st->counts, (unsigned int)(st->data_size / st->page_size), st->ring != NULL,
+		st->ring_error ? strerror(-st->ring_error) : NULL));
+	if (ar.anomalies_by_class[PMS_CLASS_GAP])
+		pms_attrib_class_sentence(&ar, PMS_CLASS_GAP, sentence, len);
+	else
+		pms_attrib_sentence(&ar, sentence, len);
+	if (!cfg.complete) {
+		pos = strlen(sentence);
+		pms_append(sentence, len, &pos, " (incomplete: see attribution)");
+	}
+	/* Known bugs are matched on schedule-out causes, never on environment. */
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		if (!pms_cause_is_environment(c) && ar.cause[c].claimed &&
+		    (best < 0 || ar.cause[c].claimed > ar.cause[best].claimed))
+			best = c;
+	if (failed && best >= 0)
+		*cause = pms_cause_name(best);
+	pos = 0;
+	if (failed && best < 0 && (ar.cause[PMS_CAUSE_THROTTLE].claimed ||
+				   (!st->counts.throttle && pms_tracing_rate_lowered(&st->tr))))
+		pms_append(env, envlen, &pos, "the kernel throttled the event (%llu THROTTLE "
+			   "records; kernel.perf_event_max_sample_rate %lld -> %lld): raise "
+			   "kernel.perf_event_max_sample_rate or lengthen --period",
+			   (unsigned long long)st->counts.throttle, st->tr.max_rate_before,
+			   st->tr.max_rate_after);
+	if (failed && best < 0 && ar.cause[PMS_CAUSE_SIGNAL_QUEUE_FULL].claimed)
+		pms_append(env, envlen, &pos, "%s%llu signals fell back to SIGIO: this uid's "
+			   "pending-signal queue (RLIMIT_SIGPENDING) was full: raise ulimit -i or "
+			   "stop other signal-heavy processes of the uid", pos ? "; " : "",
+			   (unsigned long long)ar.cause[PMS_CAUSE_SIGNAL_QUEUE_FULL].events);
+	pms_attrib_free(&ar);
+	pms_evbuf_free(&eb);
 }
 
 static json_object *workload_json(const struct sk_state *st, uint64_t signals)
@@ -348,9 +443,11 @@ static void sk_run(struct pms_run *run)
 	struct pms_skid_cfg scfg = { 0 };
 	struct pms_skid_result sres = { 0 };
 	bool failed;
-	char skid_reason[768];
+	char skid_reason[768], sentence[512], env[512];
+	const char *cause;
 	size_t nsig;
-	json_object *o, *a;
+	json_object *o, *a, *oracle;
+	uint8_t *cls;
 	int ret;
 
 	pms_thread_go(&st->thread);
@@ -358,6 +455,7 @@ static void sk_run(struct pms_run *run)
 	pms_thread_stop(&st->thread);
 	/* After DISABLE nothing more is written: this drain is complete. */
 	drain(st);
+	pms_tracing_stop(&st->tr);
 
 	nsig = st->rec.n < st->rec.cap ? st->rec.n : st->rec.cap;
 	ocfg.period = st->c.period;
@@ -366,8 +464,11 @@ static void sk_run(struct pms_run *run)
 	ocfg.final_valid = st->final_valid && !st->rec.dropped;
 	ocfg.final_value = st->final_value;
 	ocfg.max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
-	ret = pms_oracle_classify(&ocfg, st->rec.sig, nsig, &ores);
+	cls = malloc(nsig + 1);
+	ocfg.classes = cls;
+	ret = cls ? pms_oracle_classify(&ocfg, st->rec.sig, nsig, &ores) : -ENOMEM;
 	if (ret) {
+		free(cls);
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
 		return;
@@ -386,6 +487,7 @@ static void sk_run(struct pms_run *run)
 	ret = pms_skid_analyze(&scfg, st->rec.sig, nsig, st->recs, st->nr_recs, &st->counts,
 			       &sres);
 	if (ret) {
+		free(cls);
 		pms_oracle_result_free(&ores);
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "skid analysis failed: %s",
@@ -398,7 +500,8 @@ static void sk_run(struct pms_run *run)
 	json_object_object_add(run->result, "counter", pms_counter_to_json(&st->c));
 	json_object_object_add(run->result, "workload", workload_json(st, nsig));
 	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&st->rec));
-	json_object_object_add(run->result, "oracle", pms_oracle_to_json(&ocfg, &ores));
+	oracle = pms_oracle_to_json(&ocfg, &ores);
+	json_object_object_add(run->result, "oracle", oracle);
 	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&sup.wd));
 
 	o = pms_skid_to_json(&scfg, &sres);
@@ -437,6 +540,9 @@ static void sk_run(struct pms_run *run)
 	json_object_object_add(run->result, "skid_into_kernel", o);
 
 	failed = pms_skid_failed(&scfg, &sres, skid_reason, sizeof(skid_reason));
+	sk_attribute(run, st, cls, nsig, oracle, failed || sup.wd.fired, sentence,
+		     sizeof(sentence), env, sizeof(env), &cause);
+	free(cls);
 	if (sup.wd.stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "%s", sup.wd.message);
@@ -444,10 +550,19 @@ static void sk_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "the sample ring could not be parsed "
 			 "(%s): the run measured nothing usable", pms_errno_name(-st->ring_error));
+	} else if (env[0]) {
+		/* The kernel did what it was configured to do: not the bug. */
+		run->verdict = PMS_VERDICT_ENVIRONMENT;
+		snprintf(run->reason, sizeof(run->reason), "not a kernel bug: %s", env);
+		cause = NULL;
+		pms_run_append_reason(run, "what was seen: %.500s%s%.500s", sup.wd.message,
+				      sup.wd.fired ? "; " : "", skid_reason);
+		pms_run_append_reason(run, "attribution: %s", sentence);
 	} else if (failed || sup.wd.fired) {
 		run->verdict = PMS_VERDICT_FAIL;
 		snprintf(run->reason, sizeof(run->reason), "%.500s%s%.500s", sup.wd.message,
 			 sup.wd.fired ? "; " : "", skid_reason);
+		pms_run_append_reason(run, "attribution: %s", sentence);
 	} else if (!nsig && !sres.samples) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "no overflow happened: the counter "
@@ -457,7 +572,7 @@ static void sk_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_PASS;
 		snprintf(run->reason, sizeof(run->reason), "%s", skid_reason);
 	}
-	pms_run_known_issues(run, NULL, st->c.ev.attr.exclude_kernel);
+	pms_run_known_issues(run, cause, st->c.ev.attr.exclude_kernel);
 	if (st->c.ev.breakpoint)
 		pms_run_append_reason(run, "on the breakpoint substitute the interrupt is "
 				      "synchronous (skid 0): the machinery is checked, not the bug");
@@ -486,6 +601,7 @@ static void sk_teardown(struct pms_run *run)
 	if (st->fault_area)
 		munmap(st->fault_area, FAULT_PAGES * st->page_size);
 	free(st->recs);
+	pms_tracing_fini(&st->tr);
 	pms_thread_fini(&st->thread);
 }
 

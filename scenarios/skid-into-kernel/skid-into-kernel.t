@@ -72,6 +72,29 @@ ok $? "fault injection: each is the 25th sample, at its own overflow index"
 jtrue "$j" "'sample_no_signal' in d['reason'] and 'FAULT INJECTION' in d['reason']"
 ok $? "fault injection: the reason names the finding and the injection"
 $V $S "$j" > /dev/null; ok $? "fault injection: result validates against the schema"
+# The lost signals are attributed against the base rate like any counting
+# scenario's: ignored at random points, they stand out from nothing.
+jtrue "$j" "d['attribution']['anomaly_windows'] == d['oracle']['classes']['gap'] > 0 and d['attribution']['dominant'] is None and d['attribution']['unexplained'] == d['attribution']['anomaly_windows']"
+ok $? "fault injection: the gap signals are attributed, all unexplained ($(jget "$j" "d['attribution']['summary']"))"
+jtrue "$j" "'attribution: of the' in d['reason'] and 'none stands out' in d['reason'] and all(a['cause'] == 'unexplained' and 'evidence' in a for a in d['oracle']['anomalies']['list'])"
+ok $? "fault injection: the reason carries the attribution, every anomaly its cause and evidence"
+jtrue "$j" "'perf_records' in d and d['perf_records']['samples'] == $k['samples'] and 'perf_event_max_sample_rate_before' in d['sysctl_during_run']"
+ok $? "fault injection: the ring's records and the sample-rate ceiling are in the result"
+if tracefs_up && [ "$(jget "$j" "d['trace']['used']")" = true ]; then
+	jtrue "$j" "d['trace']['clock'] == 'mono' and d['trace']['events']['switch_out'] > 0 and d['attribution']['scheduler_trace']"
+	ok $? "trace: the counting thread's switches seen on the mono clock ($(jget "$j" "d['trace']['events']"))"
+	$PMS run skid-into-kernel --duration 200ms --json "$tmp/inst.json" > /dev/null 2>&1 &
+	pid=$!
+	wait $pid
+	jtrue "$tmp/inst.json" "d['trace']['used'] and d['trace']['instance'] == 'pmustress-$pid'" &&
+		[ ! -e "$TRACEFS/instances/pmustress-$pid" ]
+	ok $? "trace: its instance pmustress-$pid was used and is gone"
+else
+	skip "skid-into-kernel trace" "$(jget "$j" "d['trace']['why_not']")"
+fi
+$PMS run skid-into-kernel --duration 200ms --trace off --json "$tmp/off.json" > /dev/null 2>&1
+jtrue "$tmp/off.json" "not d['trace']['used'] and d['trace']['why_not'] == '--trace off' and not d['attribution']['complete']"
+ok $? "--trace off: said so, attribution marked incomplete"
 
 # A timer event counts ns and skips overflows in excluded modes by design:
 # reported, never judged.
