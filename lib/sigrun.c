@@ -514,6 +514,42 @@ static int gather_evidence(const struct pms_sigrun *s, const struct pms_evidence
 	return pms_evbuf_finish(b);
 }
 
+/*
+ * $PMUSTRESS_DUMP_ATTRIB=FILE writes what attribution was given (each
+ * signal's time and class, each evidence item) as text: how the fixtures
+ * under tests/fixtures/attrib were recorded from real runs.  A file that
+ * cannot be written is only said on stderr: it never changes the run.
+ */
+static void dump_attrib(const struct pms_run *run, const struct pms_sigrun *s,
+			const uint8_t *cls, size_t n, const struct pms_evbuf *eb)
+{
+	const char *path = getenv("PMUSTRESS_DUMP_ATTRIB");
+	FILE *f;
+	size_t i;
+
+	if (!path || !*path)
+		return;
+	f = fopen(path, "we");
+	if (!f) {
+		fprintf(stderr, "pmustress: PMUSTRESS_DUMP_ATTRIB: %s: %s\n", path,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "# pmustress %s attribution input: %s, kernel %s, trace %s\n",
+		PMS_VERSION, run->sc->name, pms_host_str(run->host, "kernel", "release"),
+		s->tr.traced ? "on" : "off");
+	fprintf(f, "# S TIME_NS CLASS: a signal; E TIME_NS CAUSE A B: evidence\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "S %llu %s\n", (unsigned long long)s->rec.sig[i].time_ns,
+			pms_class_name(cls[i]));
+	for (i = 0; i < eb->n; i++)
+		fprintf(f, "E %llu %s %d %d\n", (unsigned long long)eb->ev[i].time_ns,
+			pms_cause_name(eb->ev[i].cause), eb->ev[i].a, eb->ev[i].b);
+	if (fclose(f))
+		fprintf(stderr, "pmustress: PMUSTRESS_DUMP_ATTRIB: %s: %s\n", path,
+			strerror(errno));
+}
+
 void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			  const struct pms_oracle_result *res, const uint8_t *cls,
 			  const struct pms_evidence *extra, size_t nextra, json_object *oracle)
@@ -531,6 +567,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		pms_run_append_reason(run, "no attribution: out of memory for the evidence");
 		return;
 	}
+	dump_attrib(run, s, cls, n, &eb);
 
 	why[0] = '\0';
 	pms_tracing_gaps(&s->tr, "the mover's rebinds stand in for migrations", why,
