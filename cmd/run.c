@@ -157,6 +157,7 @@ int cmd_run(int argc, char **argv)
 	run.result = json_object_new_object();
 	pms_utc_string(start, sizeof(start), false);
 
+	pms_run_sigq_begin(&run);
 	st = PMS_OK;
 	if (sc->unsupported && sc->unsupported(&run, run.reason, sizeof(run.reason)))
 		st = PMS_E_SKIP;
@@ -172,6 +173,7 @@ int cmd_run(int argc, char **argv)
 		sc->teardown(&run);
 	free(run.priv);
 	run.priv = NULL;
+	json_object_object_add(run.result, "signal_queue", pms_run_sigq_end(&run));
 	if (run.tty)
 		fprintf(stderr, "\r\033[K");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

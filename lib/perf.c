@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,44 @@ int pms_perf_read_times(int fd, uint64_t *value, uint64_t *enabled, uint64_t *ru
 	return n >= (ssize_t)sizeof(buf) ? 1 : 0;
 }
 
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int guarded[PMS_PERF_GUARD_MAX];
+static size_t nguarded;
+
+void pms_perf_guard(int fd)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (fd >= 0 && nguarded < PMS_PERF_GUARD_MAX)
+		guarded[nguarded++] = fd;
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* Under the lock, so a supervisor never disables a number reused by close+open. */
+void pms_perf_unguard(int fd)
+{
+	size_t i;
+
+	pthread_mutex_lock(&guard_lock);
+	for (i = 0; i < nguarded; i++)
+		if (guarded[i] == fd) {
+			guarded[i] = guarded[--nguarded];
+			break;
+		}
+	pthread_mutex_unlock(&guard_lock);
+}
+
+int pms_perf_disable_guarded(void)
+{
+	size_t i;
+	int n = 0;
+
+	pthread_mutex_lock(&guard_lock);
+	for (i = 0; i < nguarded; i++)
+		n += !ioctl(guarded[i], PERF_EVENT_IOC_DISABLE, 0);
+	pthread_mutex_unlock(&guard_lock);
+	return n;
+}
+
 int pms_perf_read(int fd, uint64_t *value)
 {
 	int ret = pms_perf_read_times(fd, value, NULL, NULL);
@@ -167,6 +206,9 @@ static void record(int signo, siginfo_t *si, void *uc)
 		s->fd = signo == r->signo ? si->si_fd : -1;
 		s->flags = 0;
 	}
+	if (signo == r->signo && r->disable_at && slot + 1 >= r->disable_at &&
+	    !ioctl(si->si_fd, PERF_EVENT_IOC_DISABLE, 0))
+		__atomic_fetch_add(&r->storm_stops, 1, __ATOMIC_RELAXED);
 	if (r->hook)
 		r->hook(r->hook_arg, si);
 	errno = saved;
@@ -235,6 +277,7 @@ json_object *pms_recorder_to_json(const struct pms_recorder *r)
 	json_object_object_add(o, "dropped_full", json_object_new_uint64(r->dropped));
 	json_object_object_add(o, "sigio_fallback", json_object_new_uint64(r->sigio));
 	json_object_object_add(o, "read_errors", json_object_new_uint64(r->read_errors));
+	json_object_object_add(o, "storm_stops", json_object_new_uint64(r->storm_stops));
 	if (r->inject_drop_every || r->inject_stop_after) {
 		fi = json_object_new_object();
 		json_object_object_add(fi, "drop_every", json_object_new_uint64(r->inject_drop_every));

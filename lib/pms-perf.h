@@ -35,6 +35,19 @@ void pms_perf_strerror(int err, const struct pms_event *ev, char *buf, size_t le
  */
 int pms_perf_async(int fd, int signo, pid_t tid);
 
+/*
+ * Events a supervising thread may have to stop from outside: a worker
+ * whose timer event overflows faster than its handler returns never runs
+ * its own code again (each sigreturn delivers the next queued signal), so
+ * only another thread's PERF_EVENT_IOC_DISABLE ends the storm.  A worker
+ * guards each event it opens and unguards it before close(2).
+ */
+#define PMS_PERF_GUARD_MAX 64
+void pms_perf_guard(int fd);
+void pms_perf_unguard(int fd);
+/* Disable every guarded event.  Return: how many. */
+int pms_perf_disable_guarded(void);
+
 /* read(2) of a counter's value, with or without the time read_format. Return 0 or -errno. */
 int pms_perf_read(int fd, uint64_t *value);
 
@@ -72,6 +85,13 @@ struct pms_recorder {
 	 */
 	uint64_t inject_drop_every, inject_stop_after;
 	uint64_t arrived, injected;
+	/*
+	 * Storm breaker: once @disable_at signals are stored (0: never), the
+	 * handler disables the event that sent the next one.  For a sub-test
+	 * that must overflow a timer at its clamped 10 us, whose handler can
+	 * cost as much: the worker would otherwise never run again.
+	 */
+	uint64_t disable_at, storm_stops;
 	/* Called at the end of the handler, e.g. to toggle the event from
 	 * inside the handler; must itself be async-signal-safe. */
 	void (*hook)(void *arg, const siginfo_t *si);

@@ -72,7 +72,22 @@ struct pms_run {
 	/* Progress line for the terminal; NULL when nobody is watching. */
 	void (*progress)(struct pms_run *run, const char *line);
 	void *priv;		/* the scenario's state */
+	/* This uid's pending-signal queue: overflow signals are queued there. */
+	long long sigq_pending_start, sigq_limit_start;	/* SigQ; -1: unknown */
+	long long sigpending_soft_before, sigpending_soft, sigpending_hard;	/* -1: unlimited */
 };
+
+/*
+ * pms_run_sigq_begin - before a scenario starts: raise the soft
+ * RLIMIT_SIGPENDING to the hard one (queued overflow signals count
+ * against it; past it the kernel falls back to a plain SIGIO), record both
+ * and this uid's SigQ, and warn on stderr when another process already
+ * holds most of the queue.
+ */
+void pms_run_sigq_begin(struct pms_run *run);
+
+/* pms_run_sigq_end - the `signal_queue` section: the limits and SigQ at start and end. */
+json_object *pms_run_sigq_end(const struct pms_run *run);
 
 /* Options every scenario takes, before its own. */
 extern const struct pms_opt_desc pms_common_opts[];

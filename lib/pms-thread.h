@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * A scenario's worker thread and its handshake with the supervising
@@ -16,6 +17,7 @@
 struct pms_thread {
 	pthread_t id;
 	bool started;
+	bool abandoned;		/* did not stop in time: left running, detached */
 	sem_t ready, go;
 	int stop;
 };
@@ -47,6 +49,14 @@ static inline bool pms_thread_stopping(const struct pms_thread *t)
 
 /* Supervisor: ask the worker to stop, wake it if it still waits for go, join. */
 void pms_thread_stop(struct pms_thread *t);
+
+/*
+ * Supervisor: pms_thread_stop(), but give up after @ns: a worker that
+ * does not end then is abandoned (detached; the process's exit ends it)
+ * and t->abandoned says so, so teardown leaves its memory alone.
+ * Return: 0 when joined, -ETIMEDOUT when abandoned.
+ */
+int pms_thread_stop_within(struct pms_thread *t, uint64_t ns);
 
 /* pms_thread_stop(), then release the semaphores. */
 void pms_thread_fini(struct pms_thread *t);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "pms-counter.h"
@@ -193,4 +194,71 @@ int pms_parse_tolerance(const char *text, uint64_t period, uint64_t *tol)
 		return -EINVAL;
 	*tol = v;
 	return 0;
+}
+
+/* "SigQ:\tPENDING/LIMIT" of /proc/self/status: the uid's queue. */
+static int read_sigq(long long *pending, long long *limit)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	int ret = -ENOENT;
+
+	*pending = *limit = -1;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigQ: %lld/%lld", pending, limit) == 2) {
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+static long long rlim_ll(rlim_t r)
+{
+	return r == RLIM_INFINITY ? -1 : (long long)r;
+}
+
+void pms_run_sigq_begin(struct pms_run *run)
+{
+	struct rlimit rl;
+
+	run->sigpending_soft_before = run->sigpending_soft = run->sigpending_hard = -1;
+	if (!getrlimit(RLIMIT_SIGPENDING, &rl)) {
+		run->sigpending_soft_before = rlim_ll(rl.rlim_cur);
+		run->sigpending_hard = rlim_ll(rl.rlim_max);
+		if (rl.rlim_cur != rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_SIGPENDING, &rl);
+			getrlimit(RLIMIT_SIGPENDING, &rl);
+		}
+		run->sigpending_soft = rlim_ll(rl.rlim_cur);
+	}
+	read_sigq(&run->sigq_pending_start, &run->sigq_limit_start);
+	if (run->sigq_limit_start > 0 &&
+	    run->sigq_pending_start * 10 >= run->sigq_limit_start * 9)
+		fprintf(stderr, "pmustress: warning: this uid already has %lld of %lld "
+			"signals queued (SigQ, RLIMIT_SIGPENDING): overflow signals will fall "
+			"back to SIGIO; stop the process holding them or raise ulimit -i\n",
+			run->sigq_pending_start, run->sigq_limit_start);
+}
+
+json_object *pms_run_sigq_end(const struct pms_run *run)
+{
+	json_object *o = json_object_new_object();
+	long long pending, limit;
+
+	read_sigq(&pending, &limit);
+#define LL(v) ((v) >= 0 ? json_object_new_int64(v) : NULL)
+	json_object_object_add(o, "rlimit_sigpending_soft_before", LL(run->sigpending_soft_before));
+	json_object_object_add(o, "rlimit_sigpending_soft", LL(run->sigpending_soft));
+	json_object_object_add(o, "rlimit_sigpending_hard", LL(run->sigpending_hard));
+	json_object_object_add(o, "pending_at_start", LL(run->sigq_pending_start));
+	json_object_object_add(o, "limit_at_start", LL(run->sigq_limit_start));
+	json_object_object_add(o, "pending_at_end", LL(pending));
+	json_object_object_add(o, "nearly_full_at_start", json_object_new_boolean(
+		run->sigq_limit_start > 0 && run->sigq_pending_start * 10 >= run->sigq_limit_start * 9));
+#undef LL
+	return o;
 }

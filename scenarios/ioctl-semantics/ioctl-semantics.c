@@ -38,6 +38,11 @@
 #define TICK_NS 100000000ull
 /* Calls of the workload with no change of the count that mean "it stopped". */
 #define STALL_STEPS 2000
+#define MP_TIMER_SIGNALS 1000	/* min-period on a timer: the handler stops it then */
+#define DEADLINE_GRACE_NS (30 * 1000000000ull)	/* the fixed-round sub-tests */
+#define STOP_GRACE_NS (2 * 1000000000ull)	/* for the worker, events disabled */
+/* A worker step takes microseconds: this long without one, signals flowing, is a storm. */
+#define STORM_NS (1000 * 1000000ull)
 #define MAX_ROUNDS 256
 #define MAX_SEGS 100000
 
@@ -105,6 +110,8 @@ struct io_state {
 
 	struct pms_thread thread;
 	int done;
+	uint64_t progress;	/* the worker's own steps: still moving in a signal storm? */
+	int cur;		/* the sub-test running (SUB_*), SUB_NR: none */
 	pid_t tid;
 	uint64_t storm_ns, start_ns, end_ns;
 
@@ -163,7 +170,14 @@ static int open_event(struct io_state *st, uint64_t period, bool enabled)
 		close(fd);
 		return -EIO;
 	}
+	pms_perf_guard(fd);
 	return fd;
+}
+
+static void close_event(int fd)
+{
+	pms_perf_unguard(fd);
+	close(fd);
 }
 
 static uint64_t val(int fd)
@@ -186,6 +200,7 @@ static uint64_t advance(struct io_state *st, int fd, uint64_t target, uint64_t s
 	while (v < target && rec_n(st) <= signals && !stopping(st)) {
 		for (k = 0; k < st->stride; k++)
 			pms_workload_step(&st->work);
+		__atomic_fetch_add(&st->progress, 1, __ATOMIC_RELAXED);
 		v = val(fd);
 		if (v == last) {
 			if (++same >= STALL_STEPS)
@@ -222,7 +237,12 @@ static void run_timing(struct io_state *st)
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	pms_workload_step(&st->work);
 	pms_workload_step(&st->work);
-	st->pt_new = 1;
+	/*
+	 * Any period far below 0xffffffff tells "at once" from "after the next
+	 * overflow".  A timer's is clamped to 10 us, often less than its own
+	 * handler costs in task time (a signal storm): 100 us for timers.
+	 */
+	st->pt_new = st->c.ev.sem == PMS_SEM_TIMER ? 100000 : 1;
 	if (ioctl(fd, PERF_EVENT_IOC_PERIOD, &st->pt_new)) {
 		st->pt_errno_1 = errno;
 		st->pt_new = 32;
@@ -246,7 +266,7 @@ static void run_timing(struct io_state *st)
 		st->pt_first = st->rec.sig[n0].value;
 	if (st->pt_mmap)
 		munmap(rb, 2 * (size_t)page);
-	close(fd);
+	close_event(fd);
 
 	if (st->pt_errno_used) {
 		r->verdict = PMS_VERDICT_ERROR;
@@ -285,7 +305,7 @@ static void run_min(struct io_state *st)
 	if (fd >= 0) {
 		if (ioctl(fd, PERF_EVENT_IOC_PERIOD, &one))
 			st->mp_ioc_errno_1 = errno;
-		close(fd);
+		close_event(fd);
 	}
 	st->mp_min = 1;
 	fd = open_event(st, 1, false);
@@ -300,15 +320,23 @@ static void run_min(struct io_state *st)
 			 "%s", (unsigned long long)st->mp_min, strerror(-fd));
 		return;
 	}
-	/* A timer's period is clamped to 10 us by the kernel: count for 10 ms. */
+	/*
+	 * A timer's period is clamped to 10 us by the kernel: count for 10 ms,
+	 * but its handler may cost 10 us of task time too, and then the worker
+	 * never runs again: the handler itself disables the event after 1000.
+	 */
 	span = st->c.ev.sem == PMS_SEM_TIMER ? 10000000 : 200 * st->mp_min;
 	st->mp_sig_lo = rec_n(st);
+	if (st->c.ev.sem == PMS_SEM_TIMER)
+		__atomic_store_n(&st->rec.disable_at, st->mp_sig_lo + MP_TIMER_SIGNALS,
+				 __ATOMIC_RELEASE);
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	advance(st, fd, span, ~0ull);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	__atomic_store_n(&st->rec.disable_at, 0, __ATOMIC_RELEASE);
 	st->mp_final_valid = !pms_perf_read(fd, &st->mp_final);
 	st->mp_sig_hi = rec_n(st);
-	close(fd);
+	close_event(fd);
 
 	r->verdict = PMS_VERDICT_PASS;
 	snprintf(r->finding, sizeof(r->finding), "%s; IOC_PERIOD(1) on an open event: %s; %llu "
@@ -360,7 +388,7 @@ static void run_storm(struct io_state *st)
 			break;
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	close(fd);
+	close_event(fd);
 	st->nseg = j;
 	if (st->nseg == 1)
 		st->nseg = 0;	/* no switch happened */
@@ -451,7 +479,7 @@ static void run_refresh(struct io_state *st, uint64_t rounds)
 			r->verdict = PMS_VERDICT_ERROR;
 			snprintf(r->finding, sizeof(r->finding), "IOC_REFRESH(%llu) failed: %s",
 				 (unsigned long long)limit, strerror(errno));
-			close(fd);
+			close_event(fd);
 			return;
 		}
 		/* Past the limit by a period: a counter still counting fails. */
@@ -493,7 +521,7 @@ static void run_refresh(struct io_state *st, uint64_t rounds)
 		 * next REFRESH adds to it: give the next round an event of its own.
 		 */
 		if (!rr->stopped && i + 1 < rounds) {
-			close(fd);
+			close_event(fd);
 			fd = open_event(st, st->c.period, false);
 			if (fd < 0) {
 				r->verdict = PMS_VERDICT_ERROR;
@@ -503,7 +531,7 @@ static void run_refresh(struct io_state *st, uint64_t rounds)
 			}
 		}
 	}
-	close(fd);
+	close_event(fd);
 	if (bad) {
 		r->verdict = PMS_VERDICT_FAIL;
 		const struct refresh_round *fb = &st->rr[first_bad];
@@ -591,7 +619,7 @@ static void run_reset(struct io_state *st, uint64_t rounds)
 		st->nrs++;
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	close(fd);
+	close_event(fd);
 	if (!st->nrs) {
 		r->verdict = PMS_VERDICT_ERROR;
 		snprintf(r->finding, sizeof(r->finding), "no overflow came: nothing to reset");
@@ -621,6 +649,7 @@ static void *counting_main(void *arg)
 {
 	struct pms_run *run = arg;
 	struct io_state *st = run->priv;
+	int i;
 
 	st->tid = gettid();
 	pthread_setname_np(pthread_self(), "pms-ioctl");
@@ -628,16 +657,20 @@ static void *counting_main(void *arg)
 	/* Stopped before go: every sub-test below sees it and is skipped. */
 	(void)pms_thread_wait_go(&st->thread);
 	st->start_ns = pms_now_ns();
-	if (st->sub[SUB_TIMING].selected && !stopping(st))
-		run_timing(st);
-	if (st->sub[SUB_MIN].selected && !stopping(st))
-		run_min(st);
-	if (st->sub[SUB_STORM].selected && !stopping(st))
-		run_storm(st);
-	if (st->sub[SUB_REFRESH].selected && !stopping(st))
-		run_refresh(st, pms_opt_u64(&run->opts, "refresh-rounds"));
-	if (st->sub[SUB_RESET].selected && !stopping(st))
-		run_reset(st, pms_opt_u64(&run->opts, "reset-rounds"));
+	for (i = 0; i < SUB_NR && !stopping(st); i++) {
+		if (!st->sub[i].selected)
+			continue;
+		/* For the supervisor's message, should this one stop moving. */
+		__atomic_store_n(&st->cur, i, __ATOMIC_RELAXED);
+		switch (i) {
+		case SUB_TIMING: run_timing(st); break;
+		case SUB_MIN: run_min(st); break;
+		case SUB_STORM: run_storm(st); break;
+		case SUB_REFRESH: run_refresh(st, pms_opt_u64(&run->opts, "refresh-rounds")); break;
+		case SUB_RESET: run_reset(st, pms_opt_u64(&run->opts, "reset-rounds")); break;
+		}
+	}
+	__atomic_store_n(&st->cur, SUB_NR, __ATOMIC_RELAXED);
 	st->end_ns = pms_now_ns();
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -693,6 +726,7 @@ static enum pms_status io_setup(struct pms_run *run)
 	st->period_b = pms_opt_given(&run->opts, "period-b") ? pms_opt_u64(&run->opts, "period-b")
 		       : st->c.period + st->c.period / 2;
 	st->storm_ns = pms_opt_u64(&run->opts, "duration");
+	st->cur = SUB_NR;
 
 	s = pms_run_workload(run, &st->work, &st->c.ev);
 	if (s)
@@ -926,22 +960,40 @@ static void io_run(struct pms_run *run)
 	uint64_t now = pms_now_ns(), last_seen = 0, last_ns = now;
 	struct pms_oracle_cfg cfg = { 0 };
 	struct pms_oracle_result res = { 0 };
+	uint64_t start = now, deadline = now + st->storm_ns + watchdog + DEADLINE_GRACE_NS;
+	uint64_t last_steps = 0, steps_ns = now, seen_at_steps = 0;
 	bool watchdog_fired = false;
-	char msg[512] = "", oreason[512];
+	char msg[512] = "", oreason[512], stuck[512] = "";
+	int disabled = 0;
 	json_object *o;
 	size_t i, nfail = 0, nerr = 0, nran = 0;
 	int ret;
 
 	pms_thread_go(&st->thread);
-	/* Sub-tests make progress with every signal; a thread that neither
-	 * finishes nor gets a signal for the storm's length plus --watchdog is stuck. */
+	/*
+	 * Three ways a worker stops making progress.  No signal and no step
+	 * for the storm's length plus --watchdog: stuck.  Steps stopped while
+	 * signals keep coming for STORM_NS: a signal storm (a timer event
+	 * whose period is shorter than the handler: each sigreturn delivers
+	 * the next queued signal and the worker never runs its own code, while
+	 * the queue fills this uid's RLIMIT_SIGPENDING).  Past the hard
+	 * deadline (every sub-test's bound plus grace) whatever it does.
+	 * Then the supervisor disables the worker's events, which ends a
+	 * storm, and waits a bounded time for it.
+	 */
 	while (!__atomic_load_n(&st->done, __ATOMIC_ACQUIRE)) {
-		uint64_t seen;
+		uint64_t seen, steps;
 
 		if (pms_run_wait(run, TICK_NS))
 			break;
 		now = pms_now_ns();
 		seen = pms_recorder_seen(&st->rec);
+		steps = __atomic_load_n(&st->progress, __ATOMIC_RELAXED);
+		if (steps != last_steps) {
+			last_steps = steps;
+			steps_ns = now;
+			seen_at_steps = seen;
+		}
 		if (seen != last_seen) {
 			last_seen = seen;
 			last_ns = now;
@@ -951,8 +1003,35 @@ static void io_run(struct pms_run *run)
 				 (double)(now - last_ns) / 1e9);
 			break;
 		}
+		if (now - steps_ns > STORM_NS && seen - seen_at_steps > 1000) {
+			int cur = __atomic_load_n(&st->cur, __ATOMIC_RELAXED);
+
+			snprintf(stuck, sizeof(stuck), "signal storm in %s: the worker made no "
+				 "progress for %.1f s while %llu signals arrived (%s overflowed "
+				 "again before each handler returned, so the worker never ran its "
+				 "own code and the queue of this uid's RLIMIT_SIGPENDING filled): "
+				 "%s", cur < SUB_NR ? sub_names[cur] : "set-up",
+				 (double)(now - steps_ns) / 1e9,
+				 (unsigned long long)(seen - seen_at_steps), st->c.ev.name,
+				 cur == SUB_MIN ? "min-period runs at period 1 whatever --period "
+				 "says: leave it out with --only" : "lengthen --period");
+			break;
+		}
+		if (now > deadline) {
+			snprintf(stuck, sizeof(stuck), "the sub-tests did not end within %.1f s "
+				 "(their bound plus grace)", (double)(deadline - start) / 1e9);
+			break;
+		}
 	}
-	pms_thread_stop(&st->thread);
+	if (stuck[0] || watchdog_fired)
+		disabled = pms_perf_disable_guarded();
+	if (pms_thread_stop_within(&st->thread, STOP_GRACE_NS)) {
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "%s; the worker did not stop within "
+			 "%.0f s after its %d event(s) were disabled: left behind, its results "
+			 "not read", stuck[0] ? stuck : msg, STOP_GRACE_NS / 1e9, disabled);
+		return;
+	}
 
 	cfg.period = st->mp_min ? st->mp_min : st->c.period;
 	cfg.tolerance = st->sub[SUB_MIN].ran ? (st->exact ? 0 : cfg.period / 10) : st->c.tolerance;
@@ -1023,7 +1102,16 @@ static void io_run(struct pms_run *run)
 					      pms_verdict_name(r->verdict), r->finding);
 		}
 	}
-	if (watchdog_fired || nfail)
+	{
+		json_object *sv = json_object_new_object();
+
+		json_object_object_add(sv, "stuck", stuck[0] ? json_object_new_string(stuck) : NULL);
+		JU(sv, "events_disabled", (uint64_t)disabled);
+		json_object_object_add(o, "supervisor", sv);
+	}
+	if (stuck[0])
+		run->verdict = PMS_VERDICT_ERROR;	/* the run's own set-up, not the kernel */
+	else if (watchdog_fired || nfail)
 		run->verdict = PMS_VERDICT_FAIL;
 	else if (nerr || !nran)
 		run->verdict = nran ? PMS_VERDICT_ERROR : PMS_VERDICT_SKIP;
@@ -1034,6 +1122,15 @@ static void io_run(struct pms_run *run)
 		run->verdict = PMS_VERDICT_ERROR;
 	if (watchdog_fired)
 		pms_run_append_reason(run, "%s", msg);
+	if (stuck[0]) {
+		char was[sizeof(run->reason)];
+
+		snprintf(was, sizeof(was), "%s", run->reason);
+		snprintf(run->reason, sizeof(run->reason), "invalid run: %s; the supervisor "
+			 "disabled %d event(s) to end it", stuck, disabled);
+		if (was[0])
+			pms_run_append_reason(run, "sub-tests so far: %s", was);
+	}
 	if (!run->reason[0])
 		snprintf(run->reason, sizeof(run->reason), "%zu sub-test(s) passed", nran);
 	/*
@@ -1052,6 +1149,15 @@ static void io_teardown(struct pms_run *run)
 {
 	struct io_state *st = run->priv;
 
+	/*
+	 * A worker that did not stop even with its events disabled still uses
+	 * this state and the recorder: leave them to it (run->priv NULL: not
+	 * freed either); the process's exit ends the thread.
+	 */
+	if (st->thread.abandoned) {
+		run->priv = NULL;
+		return;
+	}
 	pms_thread_stop(&st->thread);
 	pms_recorder_fini(&st->rec);
 	pms_workload_fini(&st->work);

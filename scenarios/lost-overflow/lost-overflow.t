@@ -117,11 +117,12 @@ if [ "$(jget "$j" "d['trace']['used']")" = true ] && tracefs_up; then
 	$PMS run lost-overflow --duration 200ms --json "$tmp/t.json" > /dev/null &
 	pid=$!
 	wait $pid
-	[ -d "$tfs/instances" ] && jtrue "$tmp/t.json" "d['trace']['instance'] == 'pmustress-$pid'" &&
+	jtrue "$tmp/t.json" "d['trace']['instance'] == 'pmustress-$pid'" &&
 		[ ! -e "$tfs/instances/pmustress-$pid" ]
-	ok $? "trace: its instance pmustress-$pid is gone after a normal run (tracefs mounted)"
+	ok $? "trace: its instance pmustress-$pid is gone after a normal run"
 	dead=$( (exec sleep 0) & p=$!; wait $p; echo $p)
-	mkdir "$tfs/instances/pmustress-$dead"
+	# (mounted again if a run elsewhere, the last out, just unmounted it)
+	tracefs_up && mkdir "$tfs/instances/pmustress-$dead"
 	ok $? "trace: a stale instance pmustress-$dead made for the test"
 	$PMS run lost-overflow --duration 200ms --no-mover --json "$tmp/reap.json" > /dev/null
 	[ ! -d "$tfs/instances/pmustress-$dead" ]
@@ -142,7 +143,12 @@ ok $? "signals stop: the watchdog fired and the verdict says so"
 
 # Environment is not a kernel bug: task-clock under a lowered sample-rate
 # ceiling is throttled by the kernel (THROTTLE records on the counter's
-# ring).  The sysctl is put back whatever happens to the test.
+# ring).  The sysctl is put back whatever happens to the test.  It is
+# global: suites running at once take turns through a lock, or one would
+# save the other's 200 as "the value to restore" and leave it behind.
+mkdir -p /run/pmustress 2> /dev/null
+exec {ratelock}> /run/pmustress/max-sample-rate-test.lock 2> /dev/null &&
+	flock -x "$ratelock"
 rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 restore_rate() { echo "$rate" > /proc/sys/kernel/perf_event_max_sample_rate; }
 if [ "$(id -u)" -eq 0 ] && echo 200 > /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null; then
@@ -164,6 +170,7 @@ if [ "$(id -u)" -eq 0 ] && echo 200 > /proc/sys/kernel/perf_event_max_sample_rat
 else
 	skip "throttling" "needs root to lower kernel.perf_event_max_sample_rate"
 fi
+[ -n "$ratelock" ] && exec {ratelock}>&-
 
 # Without privileges there is no trace, and the result says why instead.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
@@ -175,6 +182,35 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	ok $? "as nobody: runs (exit $rc) without a trace and says why ($(jget "$tmp/nobody/r.json" "d['trace']['why_not']" 2>/dev/null))"
 else
 	skip "run as nobody" "needs root and setpriv"
+fi
+
+# A full pending-signal queue is the environment, not the kernel: another
+# process of the uid holds every slot, so overflow signals fall back to a
+# plain SIGIO.  As the nobody uid, whose queue the test then owns; the
+# filler says when the queue is full through a FIFO and is killed after.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	mkdir -p "$tmp/q" && chmod 777 "$tmp/q" && chmod o+x "$tmp"
+	mkfifo "$tmp/q/fifo" && chmod 666 "$tmp/q/fifo"
+	setpriv --reuid=65534 --regid=65534 --clear-groups tests/helpers/fill-sigqueue \
+		> "$tmp/q/fifo" &
+	filler=$!
+	read -r _ queued < "$tmp/q/fifo"
+	timeout -s KILL 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		$PMS run lost-overflow --duration 500ms --json "$tmp/q/r.json" > "$tmp/q/out" 2>&1
+	rc=$?
+	kill "$filler"
+	wait "$filler" 2> /dev/null
+	[ $rc -eq 4 ]; ok $? "queue full ($queued queued by another process): exits 4 (environment), got $rc"
+	jtrue "$tmp/q/r.json" "d['verdict'] == 'environment' and 'fell back to SIGIO' in d['reason'] and 'RLIMIT_SIGPENDING' in d['reason'] and d['recorder']['sigio_fallback'] > 0"
+	ok $? "queue full: the reason names the queue and the knob, not a kernel bug"
+	jtrue "$tmp/q/r.json" "d['signal_queue']['nearly_full_at_start'] and d['signal_queue']['pending_at_start'] == d['signal_queue']['limit_at_start'] == $queued and d['signal_queue']['rlimit_sigpending_soft'] == d['signal_queue']['rlimit_sigpending_hard']"
+	ok $? "queue full: SigQ at start and the raised soft limit are recorded"
+	grep -q "^pmustress: warning: this uid already has $queued of" "$tmp/q/out"
+	ok $? "queue full: a warning on stderr before the run"
+	q=$(setpriv --reuid=65534 --regid=65534 --clear-groups grep SigQ /proc/self/status | awk '{print $2}')
+	[ "${q%/*}" = 0 ]; ok $? "queue full: the uid's queue is empty again once the filler is gone (SigQ $q)"
+else
+	skip "full signal queue" "needs root and setpriv (runs as nobody)"
 fi
 
 # A mover that cannot move makes the run invalid, not a pass: a taskset
@@ -194,7 +230,9 @@ ok $? "mover that never moves: invalid run, says the rebinds failed ($(jget "$j"
 j=$tmp/task-clock.json
 $PMS run lost-overflow --duration "$D" --event task-clock --json "$j" > /dev/null
 rc=$?
-ok $([ $rc -eq 0 ] || [ $rc -eq 1 ]; echo $?) "task-clock: runs (exit $rc)"
+# (4 only with the kernel's own THROTTLE records: another suite may hold
+# the sample-rate ceiling low right now, and then that is the right answer)
+ok $([ $rc -eq 0 ] || [ $rc -eq 1 ] || { [ $rc -eq 4 ] && jtrue "$j" "d['perf_records']['throttle'] > 0 and d['reason'].startswith('not a kernel bug: the kernel throttled')"; }; echo $?) "task-clock: runs (exit $rc)"
 jtrue "$j" "d['counter']['semantics'] == 'timer' and not d['counter']['substitute'] and not d['oracle']['judged']['lost'] and not d['oracle']['judged']['late']"
 ok $? "task-clock: timer semantics recorded, lateness and losses not judged"
 
