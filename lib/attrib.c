@@ -332,6 +332,8 @@ static json_object *evidence_json(const struct pms_evidence *e, uint64_t from)
 		pms_json_add(o, "state", json_object_new_string(st));
 	} else if (e->cause == PMS_CAUSE_IOCTL_DISABLE) {
 		json_object_object_add(o, "toggle", e->a >= 0 ? json_object_new_int(e->a) : NULL);
+	} else if (e->cause == PMS_CAUSE_MULTIPLEX) {
+		pms_json_add(o, "off_pmu_us", json_object_new_int(e->a));
 	}
 	return o;
 }

@@ -38,8 +38,9 @@ const struct pms_known pms_known_table[] = {
 		.scenarios = "lost-overflow,disable-storm",
 		.cond = { .pseudo_nmi_hides = true },
 		/* every schedule-out: a migration, the mover's request for one,
-		 * or any switch away from the counting thread */
-		.cause = "migration,rebind,switch_out",
+		 * any switch away from the counting thread, or rotation off the
+		 * PMU when multiplexed (the same pmu->del) */
+		.cause = "migration,rebind,switch_out,multiplex",
 		.symptom = "Right after the task moves to another CPU a signal comes one period "
 			   "late: the counter read in the handler has advanced by about two "
 			   "periods (19999 with period 10000), while the final count is right.",

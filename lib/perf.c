@@ -204,7 +204,7 @@ static void record(int signo, siginfo_t *si, void *uc)
 		s->cpu = sched_getcpu();
 		s->si_code = si->si_code;
 		s->fd = signo == r->signo ? si->si_fd : -1;
-		s->flags = 0;
+		s->off_pmu_ns = (uint32_t)(value[1] - value[2]);
 	}
 	if (signo == r->signo && r->disable_at && slot + 1 >= r->disable_at &&
 	    !ioctl(si->si_fd, PERF_EVENT_IOC_DISABLE, 0))

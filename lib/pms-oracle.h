@@ -15,7 +15,13 @@ struct pms_signal {
 	int32_t cpu;		/* sched_getcpu() in the handler */
 	int32_t si_code;	/* POLL_IN expected */
 	int32_t fd;		/* si_fd (named so: si_fd is a macro in <signal.h>) */
-	int32_t flags;		/* reserved, 0 */
+	/*
+	 * Low 32 bits of time_enabled - time_running (ns) as the handler read
+	 * them (0 without that read_format): the event's time off the PMU.
+	 * Its change between two signals, mod 2^32, says whether the event
+	 * was multiplexed out in between.
+	 */
+	uint32_t off_pmu_ns;
 };
 
 /*

@@ -507,6 +507,19 @@ static int gather_evidence(const struct pms_sigrun *s, const struct pms_evidence
 	for (i = 0; i < n; i++)
 		if (s->rec.sig[i].si_code != POLL_IN)
 			pms_evbuf_add(b, s->rec.sig[i].time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
+	/*
+	 * Multiplexed out between two signals: time_enabled - time_running,
+	 * read in the handler, grew.  Placed halfway, inside the later
+	 * signal's window; a = the microseconds off the PMU.
+	 */
+	for (i = 1; s->k.times_valid && i < n; i++) {
+		uint32_t off = s->rec.sig[i].off_pmu_ns - s->rec.sig[i - 1].off_pmu_ns;
+
+		if (off && s->rec.sig[i].si_code == POLL_IN && s->rec.sig[i - 1].si_code == POLL_IN)
+			pms_evbuf_add(b, s->rec.sig[i - 1].time_ns +
+				      (s->rec.sig[i].time_ns - s->rec.sig[i - 1].time_ns) / 2,
+				      PMS_CAUSE_MULTIPLEX, (int32_t)(off / 1000), -1);
+	}
 	for (i = 0; i < nextra; i++)
 		pms_evbuf_add(b, extra[i].time_ns, extra[i].cause, extra[i].a, extra[i].b);
 	for (i = 0; i < s->nthrottle; i++)
@@ -614,7 +627,8 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		int c;
 
 		for (c = 0; c < PMS_CAUSE_NR; c++)
-			if (!pms_cause_is_environment(c))
+			if (!pms_cause_is_environment(c) ||
+			    (c == PMS_CAUSE_MULTIPLEX && s->k.competing_open))
 				kernel += ar.cause[c].claimed;
 		/* The failing class's own causes first: that is what was judged. */
 		sentence[0] = '\0';
@@ -645,9 +659,15 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			const char *cause = NULL;
 			int best = -1;
 
-			/* Bugs are matched on schedule-out causes, never on environment. */
+			/*
+			 * Bugs are matched on schedule-out causes, never on
+			 * environment; multiplexing asked for with
+			 * --competing-events is a schedule-out under test.
+			 */
 			for (c = 0; c < PMS_CAUSE_NR; c++)
-				if (!pms_cause_is_environment(c) && ar.cause[c].claimed &&
+				if ((!pms_cause_is_environment(c) ||
+				     (c == PMS_CAUSE_MULTIPLEX && s->k.competing_open)) &&
+				    ar.cause[c].claimed &&
 				    (best < 0 || ar.cause[c].claimed > ar.cause[best].claimed))
 					best = c;
 			if (best >= 0)
