@@ -19,9 +19,12 @@ void pms_utc_string(char *buf, size_t len, bool compact);
 const char *pms_errno_name(int err);
 
 /**
- * pms_json_write_atomic - write @obj to @path through a temp file in the same
- * directory, fsync and rename, so a reader never sees a partial result.
- * "-" writes to stdout.
+ * pms_json_write_atomic - write @obj to @path.  A regular file (or a new one)
+ * is written through a temp file in the same directory, fsynced and renamed
+ * over it, so a reader never sees a partial result; through a symlink, its
+ * target is replaced and the link kept.  A FIFO or a character device is a
+ * stream: opened and written into, never replaced (a FIFO's open waits for
+ * its reader).  "-" writes to stdout.
  *
  * Return: 0 or -errno.
  */
@@ -38,12 +41,17 @@ int pms_json_write_atomic(json_object *obj, const char *path);
 int pms_json_write_new(json_object *obj, char *path, size_t len);
 
 /**
- * pms_path_writable - whether a file can be created at @path ("-" is
- * always writable) without leaving anything behind.
+ * pms_path_writable - whether pms_json_write_atomic() can write @path, found
+ * out before a run rather than after it, leaving nothing behind.  A
+ * directory, a socket or a block device is refused; a FIFO or character
+ * device must be writable; a regular file must be writable and replaceable
+ * (its directory must take a new file); a new file must be creatable.  "-"
+ * is always writable.
+ * @why: on failure, the reason as the message's tail ("Is a directory")
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (EISDIR, EACCES, EROFS, ENOENT, EINVAL...).
  */
-int pms_path_writable(const char *path);
+int pms_path_writable(const char *path, char *why, size_t len);
 
 /**
  * pms_json_read_file - parse a JSON file; on failure @err gets one line with

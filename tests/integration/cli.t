@@ -122,6 +122,63 @@ for row in "${bad_inputs[@]}"; do
 done
 [ -z "$(ls -A "$tmp/results" 2>/dev/null)" ]; ok $? "bad input leaves no result file behind"
 
+# --json targets that cannot take a result are refused before the run (a
+# 5-minute run would outlast the timeout), with the reason: exit 73.
+mkdir -p "$tmp/a-dir"
+json_refused=(
+	"/|Is a directory"
+	"$tmp/a-dir|Is a directory"
+	"/proc/version|Permission denied"
+)
+for row in "${json_refused[@]}"; do
+	IFS='|' read -r target msg <<< "$row"
+	timeout 60 $PMS run lost-overflow --duration 5m --quiet --json "$target" \
+		> "$tmp/out" 2> "$tmp/err"
+	got=$?
+	[ "$got" -eq 73 ]; ok $? "--json ${target//$tmp/TMP}: exits 73 before the run (got $got)"
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+		grep -qF "pmustress: cannot write result to '$target': $msg" "$tmp/err"
+	ok $? "--json ${target//$tmp/TMP}: one line saying '$msg': $(head -c 150 "$tmp/err")"
+done
+mkdir -p "$tmp/ro"
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount -t tmpfs -o ro tmpfs '$tmp/ro' &&
+		exec timeout 60 $PMS run lost-overflow --duration 5m --quiet --json '$tmp/ro/r.json'" \
+		> "$tmp/out" 2> "$tmp/err"
+	[ $? -eq 73 ] && grep -q "Read-only file system" "$tmp/err"
+	ok $? "--json on a read-only file system: exit 73, says so: $(head -c 150 "$tmp/err")"
+else
+	skip "--json on a read-only file system" "no mount namespace here"
+fi
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups timeout 60 $PMS run lost-overflow \
+		--duration 5m --quiet --json "$tmp/a-dir/r.json" > "$tmp/out" 2> "$tmp/err"
+	[ $? -eq 73 ] && grep -q "Permission denied" "$tmp/err"
+	ok $? "--json in a directory the user cannot write: exit 73, says so:" \
+		"$(head -c 150 "$tmp/err")"
+else
+	skip "--json in a directory the user cannot write" "needs root to become nobody"
+fi
+
+# A FIFO is written into, not replaced by a regular file, and its reader
+# gets the result; so is a character device.
+mkfifo "$tmp/fifo"
+timeout 60 cat "$tmp/fifo" > "$tmp/fifo.out" &
+reader=$!
+$PMS run lost-overflow --duration 200ms --quiet --json "$tmp/fifo"
+rc=$?
+wait $reader
+[ -p "$tmp/fifo" ]; ok $? "--json FIFO: the FIFO is still a FIFO (run exit $rc)"
+jtrue "$tmp/fifo.out" "d['scenario'] == 'lost-overflow'" 2>/dev/null
+ok $? "--json FIFO: its reader got the result"
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+	$PMS run lost-overflow --duration 200ms --quiet --json "$tmp/null"
+	rc=$?
+	[ -c "$tmp/null" ]; ok $? "--json character device: still a character device (run exit $rc)"
+else
+	skip "--json character device" "mknod needs root"
+fi
+
 # compare: bad files, made here (the table above holds static strings only)
 printf '{"schema_version": 1, "scenario": "lost-overflow", "verdict": ' > "$tmp/malformed.json"
 echo '{"title": "some other JSON"}' > "$tmp/other.json"

@@ -193,9 +193,9 @@ static void test_json_files(void)
 	back = pms_json_read_file(path, err, sizeof(err));
 	ok(back && json_object_equal(o, back), "round trip is equal (u64 max, negatives, null)");
 	json_object_put(back);
-	ok(pms_path_writable(path) == 0, "existing dir is writable");
+	ok(pms_path_writable(path, err, sizeof(err)) == 0, "existing dir is writable");
 	snprintf(path, sizeof(path), "%s/no/such/r.json", dir);
-	ok(pms_path_writable(path) == -ENOENT, "missing dir is not");
+	ok(pms_path_writable(path, err, sizeof(err)) == -ENOENT, "missing dir is not");
 	ok(pms_json_write_atomic(o, path) == -ENOENT, "atomic write into a missing dir fails");
 
 	snprintf(path, sizeof(path), "%s/bad.json", dir);
