@@ -1167,6 +1167,27 @@ static bool json_name(const char *name)
 	return len > 5 && !strcmp(name + len - 5, ".json");
 }
 
+/*
+ * A *.json symlink in a directory: a result when it leads to a regular file.
+ * One leading to a FIFO or a device would block or never end a directory
+ * scan, so it is an error, as a dangling one is.
+ */
+static int load_link(struct pms_cmp_side *side, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, -EINVAL, "%s: leads to a %s, not a result file (in a "
+			    "directory only regular files are read)", path,
+			    S_ISFIFO(st.st_mode) ? "FIFO" : S_ISSOCK(st.st_mode) ? "socket" :
+			    "device");
+	return load_file(side, path, false, err, errlen);
+}
+
 static int load_dir(struct pms_cmp_side *side, const char *dir, char *err, size_t errlen)
 {
 	struct dirent **names;
@@ -1193,7 +1214,9 @@ static int load_dir(struct pms_cmp_side *side, const char *dir, char *err, size_
 			ret = fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 		else if (S_ISDIR(st.st_mode))
 			ret = load_dir(side, path, err, errlen);
-		else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && json_name(name))
+		else if (S_ISLNK(st.st_mode) && json_name(name))
+			ret = load_link(side, path, err, errlen);
+		else if (S_ISREG(st.st_mode) && json_name(name))
 			ret = load_file(side, path, false, err, errlen);
 		free(path);
 	}

@@ -188,15 +188,18 @@ const char *pms_cmp_unit_name(enum pms_cmp_unit unit);
  * @err: on failure, one line "FILE: problem"
  * @errlen: size of @err
  *
- * A file named directly must be a result.  In a directory, a *.json whose
- * top level lacks schema_version or scenario is counted in nr_ignored (it is
- * something else, such as a schema); but malformed JSON, an unsupported
- * schema_version or a result whose counts are not counts is an error.
- * Results are read in path order and merged into groups by pairing key.
+ * A file named directly must be a result; it may be a pipe or a device
+ * (compare A <(ssh host cat B)), read up to PMS_JSON_MAX_BYTES like any
+ * file.  In a directory, a *.json whose top level lacks schema_version or
+ * scenario is counted in nr_ignored (it is something else, such as a
+ * schema); but malformed JSON, an unsupported schema_version, a result
+ * whose counts are not counts, or a *.json symlink to anything but a
+ * regular file or a directory is an error.  Results are read in path order
+ * and merged into groups by pairing key.
  *
  * Return: 0; -ENOENT, -EACCES... when a path cannot be read; -EINVAL for
  * malformed JSON, a file that is not a result or an unsupported
- * schema_version; -ENOMEM.
+ * schema_version; -EFBIG past PMS_JSON_MAX_BYTES; -ENOMEM.
  */
 int pms_cmp_load(const char *path, struct pms_cmp_side *side, char *err, size_t errlen);
 

@@ -53,11 +53,22 @@ int pms_json_write_new(json_object *obj, char *path, size_t len);
  */
 int pms_path_writable(const char *path, char *why, size_t len);
 
+/*
+ * The most a JSON input may have: a result of a 24-hour run with every
+ * anomaly listed is a few MiB, so a bigger input is not one.  A pipe or a
+ * device (/dev/zero) is read up to this and no further.
+ */
+#define PMS_JSON_MAX_BYTES	(256 << 20)
+
 /**
  * pms_json_read_file - parse a JSON file; on failure @err gets one line with
- * the file name and json-c's description of the problem.
+ * the file name and the problem (json-c's description for malformed JSON).
+ * A regular file larger than PMS_JSON_MAX_BYTES is refused unread; a FIFO
+ * or device is read up to that, and input that cannot begin a JSON text is
+ * refused at its first byte.
  *
- * Return: the object, or NULL with errno set (EINVAL for malformed JSON).
+ * Return: the object, or NULL with errno set (EINVAL for malformed JSON,
+ * EFBIG past the cap, EISDIR for a directory).
  */
 json_object *pms_json_read_file(const char *path, char *err, size_t errlen);
 

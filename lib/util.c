@@ -294,44 +294,110 @@ out:
 	return ret;
 }
 
+/* JSON's white space; strchr() would also match the NUL that ends its set. */
+static bool json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Whether @c can begin a JSON text (after white space). */
+static bool json_start(char c)
+{
+	return c && strchr("{[\"-0123456789tfn", c);
+}
+
+/*
+ * Read all of @fd into *@text (NUL-terminated), at most PMS_JSON_MAX_BYTES.
+ * A pipe or a device has no size to check first, so the cap is what ends
+ * /dev/zero; and a first byte that cannot begin JSON ends it at once.
+ * Return: 0, or -errno with the reason in @err.
+ */
+static int read_capped(int fd, const char *path, char **text, size_t *len, char *err,
+		       size_t errlen)
+{
+	size_t cap = 0, seen = 0;
+	char *buf = NULL, *n;
+	ssize_t got;
+
+	*len = 0;
+	for (;;) {
+		if (cap - *len < 4096) {
+			n = realloc(buf, cap + 65536);
+			if (!n) {
+				free(buf);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			buf = n;
+			cap += 65536;
+		}
+		got = read(fd, buf + *len, cap - *len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			return -e;
+		}
+		if (!got)
+			break;
+		*len += (size_t)got;
+		while (seen < *len && json_ws(buf[seen]))
+			seen++;
+		if (seen < *len && !json_start(buf[seen])) {
+			free(buf);
+			snprintf(err, errlen, "%s: malformed JSON at byte %zu: not the start of a "
+				 "JSON value", path, seen);
+			return -EINVAL;
+		}
+		if (*len > PMS_JSON_MAX_BYTES) {
+			free(buf);
+			snprintf(err, errlen, "%s: more than %d MiB: larger than any result, not read "
+				 "further", path, PMS_JSON_MAX_BYTES >> 20);
+			return -EFBIG;
+		}
+	}
+	buf[*len] = '\0';
+	*text = buf;
+	return 0;
+}
+
 json_object *pms_json_read_file(const char *path, char *err, size_t errlen)
 {
 	json_tokener *tok;
 	json_object *obj = NULL;
 	char *text = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
+	struct stat st;
+	size_t len;
+	int fd, ret;
 
-	f = fopen(path, "r");
-	if (!f) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
 		int e = errno;
 
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
 		errno = e;
 		return NULL;
 	}
-	for (;;) {
-		size_t got;
-
-		if (cap - len < 4096) {
-			char *n = realloc(text, cap + 65536);
-
-			if (!n) {
-				fclose(f);
-				free(text);
-				errno = ENOMEM;
-				return NULL;
-			}
-			text = n;
-			cap += 65536;
-		}
-		got = fread(text + len, 1, cap - len - 1, f);
-		if (!got)
-			break;
-		len += got;
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+	} else if (S_ISREG(st.st_mode) && st.st_size > PMS_JSON_MAX_BYTES) {
+		ret = -EFBIG;
+		snprintf(err, errlen, "%s: %lld bytes, larger than any result (at most %d MiB "
+			 "are read)", path, (long long)st.st_size, PMS_JSON_MAX_BYTES >> 20);
+	} else {
+		ret = read_capped(fd, path, &text, &len, err, errlen);
 	}
-	fclose(f);
-	text[len] = '\0';
+	close(fd);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
 
 	tok = json_tokener_new();
 	if (!tok) {
@@ -346,7 +412,7 @@ json_object *pms_json_read_file(const char *path, char *err, size_t errlen)
 		size_t off = tok->char_offset;
 
 		/* Trailing white space after a complete value is fine. */
-		while (obj && off < len && strchr(" \t\r\n", text[off]))
+		while (obj && off < len && json_ws(text[off]))
 			off++;
 		if (!obj || jerr != json_tokener_success || off < len) {
 			snprintf(err, errlen, "%s: malformed JSON at byte %zu: %s", path, off,

@@ -201,6 +201,25 @@ for row in "${compare_bad[@]}"; do
 		"$(head -c 150 "$tmp/err")"
 done
 
+# compare reads files, pipes and devices only up to a cap, and says so: a
+# device of endless bytes ends at once (the address-space limit keeps a
+# reader without the cap from taking the machine's memory).
+good=tests/fixtures/compare/regression/old.json
+(ulimit -v 4000000; exec timeout 60 $PMS compare "$good" /dev/zero) > "$tmp/out" 2> "$tmp/err"
+got=$?
+[ "$got" -eq 68 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+	grep -qF "pmustress: /dev/zero: malformed JSON at byte 0" "$tmp/err"
+ok $? "compare GOOD /dev/zero: exit 68 at once (got $got): $(head -c 150 "$tmp/err")"
+truncate -s 300M "$tmp/huge.json"
+timeout 60 $PMS compare "$good" "$tmp/huge.json" > "$tmp/out" 2> "$tmp/err"
+got=$?
+[ "$got" -eq 68 ] && grep -q "larger than any result" "$tmp/err"
+ok $? "compare GOOD HUGE: a 300 MB file is refused unread (got $got): $(head -c 150 "$tmp/err")"
+rm -f "$tmp/huge.json"
+timeout 60 $PMS compare "$good" <(cat "$good") > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 0 ] && grep -q SAME "$tmp/out"
+ok $? "compare GOOD <(cat GOOD): a pipe is read, SAME"
+
 # compare on real runs: a run against itself is SAME (exit 0); against a run
 # that drops every 50th signal on purpose it is REGRESSED (exit 1).
 $PMS run lost-overflow --duration 1s --quiet --json "$tmp/cmp-clean.json"

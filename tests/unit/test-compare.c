@@ -10,15 +10,18 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "json-path.h"
 #include "pms-compare.h"
+#include "pms-util.h"
 
 static const char *fixtures;
 
@@ -350,6 +353,41 @@ static void test_bad_files(void)
 	ok(!pms_cmp_compare(&a, &b, 1.0) && errno == EINVAL, "alpha 1 is EINVAL");
 	errno = 0;
 	ok(!pms_cmp_compare(&a, &b, NAN) && errno == EINVAL, "alpha NaN is EINVAL");
+}
+
+/* Inputs that are not files: /dev/zero ends at once, a big file is not read. */
+static void test_special_inputs(void)
+{
+	char dir[] = "/tmp/pms-cmp-XXXXXX", path[512], err[512] = "";
+	struct pms_cmp_side side;
+	int fd, ret;
+
+	ret = pms_cmp_load("/dev/zero", &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	ok(ret == -EINVAL && strstr(err, "/dev/zero: malformed JSON at byte 0"),
+	   "/dev/zero is refused at its first byte: %s", err);
+	if (!ok(mkdtemp(dir) != NULL, "temp dir"))
+		return;
+	/* Sparse: it costs no disk, and its size alone refuses it. */
+	snprintf(path, sizeof(path), "%s/huge.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ok(fd >= 0 && !ftruncate(fd, (off_t)PMS_JSON_MAX_BYTES + 1), "a file one byte past the cap");
+	if (fd >= 0)
+		close(fd);
+	ret = pms_cmp_load(path, &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	ok(ret == -EFBIG && strstr(err, "larger than any result"),
+	   "a file past the cap is refused unread: %s", err);
+	unlink(path);
+	/* A directory's *.json leading to a device would never end the scan. */
+	snprintf(path, sizeof(path), "%s/zero.json", dir);
+	ok(!symlink("/dev/zero", path), "a *.json link to /dev/zero in a directory");
+	ret = pms_cmp_load(dir, &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	ok(ret == -EINVAL && strstr(err, "zero.json: leads to a device"),
+	   "the directory scan refuses it: %s", err);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void test_directories(void)
@@ -691,6 +729,7 @@ int main(int argc, char **argv)
 	test_aux_abi();
 	test_timer();
 	test_bad_files();
+	test_special_inputs();
 	test_directories();
 	test_exposure();
 	test_toggles();

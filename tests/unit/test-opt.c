@@ -215,6 +215,15 @@ static void test_json_files(void)
 	back = pms_json_read_file(path, err, sizeof(err));
 	ok(back != NULL, "trailing newlines are fine");
 	json_object_put(back);
+	f = fopen(path, "w");
+	fwrite("{\"a\": 1}\0\0", 1, 10, f);
+	fclose(f);
+	ok(!pms_json_read_file(path, err, sizeof(err)) && strstr(err, "trailing data"),
+	   "NUL bytes after the value are not white space: %s", err);
+	ok(!pms_json_read_file("/dev/zero", err, sizeof(err)) && errno == EINVAL &&
+	   strstr(err, "at byte 0"), "/dev/zero ends at its first byte: %s", err);
+	ok(!pms_json_read_file(dir, err, sizeof(err)) && errno == EISDIR,
+	   "a directory: %s", err);
 	snprintf(path, sizeof(path), "%s/none.json", dir);
 	ok(!pms_json_read_file(path, err, sizeof(err)) && errno == ENOENT &&
 	   strstr(err, "none.json"), "missing file names the file: %s", err);
