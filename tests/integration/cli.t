@@ -179,7 +179,9 @@ else
 	skip "--json character device" "mknod needs root"
 fi
 
-# compare: bad files, made here (the table above holds static strings only)
+# compare: bad files, made here (the table above holds static strings only),
+# and fixtures whose counts contradict each other
+F=tests/fixtures/compare
 printf '{"schema_version": 1, "scenario": "lost-overflow", "verdict": ' > "$tmp/malformed.json"
 echo '{"title": "some other JSON"}' > "$tmp/other.json"
 mkdir -p "$tmp/empty-old" "$tmp/empty-new"
@@ -188,6 +190,8 @@ compare_bad=(
 	"$tmp/malformed.json $tmp/malformed.json|68|$tmp/malformed.json: malformed JSON"
 	"$tmp/other.json $tmp/other.json|68|$tmp/other.json: not a pmustress result"
 	"$tmp/empty-old $tmp/empty-new|68|nothing to compare: OLD '$tmp/empty-old' holds 0"
+	"$F/regression/old.json $F/inconsistent/count-2-64.json|68|$F/inconsistent/count-2-64.json: oracle.lost is 2^64 - 1 or more, past 2^53"
+	"$F/regression/old.json $F/inconsistent/lost-past-overflows.json|68|$F/inconsistent/lost-past-overflows.json: oracle.lost (60000) is more than oracle.overflows_implied (50000)"
 )
 for row in "${compare_bad[@]}"; do
 	IFS='|' read -r args want msg <<< "$row"
@@ -219,6 +223,17 @@ rm -f "$tmp/huge.json"
 timeout 60 $PMS compare "$good" <(cat "$good") > "$tmp/out" 2> "$tmp/err"
 [ $? -eq 0 ] && grep -q SAME "$tmp/out"
 ok $? "compare GOOD <(cat GOOD): a pipe is read, SAME"
+
+# An interrupted run is compared, but flagged in the table and the notes.
+$PMS compare "$F/interrupted/old.json" "$F/interrupted/new.json" > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 0 ] && grep -Eq '^1 .*1 -> 1 \(interrupted: 0 -> 1\)' "$tmp/out" &&
+	grep -q '^#1 note: NEW: 1 of 1 run ended early by SIGINT or SIGTERM' "$tmp/out" &&
+	grep -q '1 result of interrupted runs (partial counts)' "$tmp/out"
+ok $? "compare flags an interrupted NEW run in its table, notes and summary"
+$PMS compare --json "$F/interrupted/old.json" "$F/interrupted/new.json" > "$tmp/cmp-int.json"
+jtrue "$tmp/cmp-int.json" "(d['new_interrupted'] == 1 and d['pairs'][0]['incomplete'] and
+	d['pairs'][0]['new']['runs_interrupted'] == 1)"
+ok $? "compare --json flags it: new_interrupted, incomplete, runs_interrupted"
 
 # compare on real runs: a run against itself is SAME (exit 0); against a run
 # that drops every 50th signal on purpose it is REGRESSED (exit 1).

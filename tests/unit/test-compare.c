@@ -705,6 +705,54 @@ static void test_old_baseline(void)
 	json_object_put(r);
 }
 
+/* Counts that contradict each other or cannot be counts: refused, never tested. */
+static void test_inconsistent(void)
+{
+	static const struct {
+		const char *file, *msg, *name;
+	} cases[] = {
+		{ "inconsistent/count-2-64.json", "oracle.lost is 2^64 - 1 or more, past 2^53",
+		  "a count of 2^64 (json-c reads it as 2^64 - 1)" },
+		{ "inconsistent/count-2-53.json", "oracle.signals is 9007199254740993, past 2^53",
+		  "a count past 2^53" },
+		{ "inconsistent/lost-past-overflows.json",
+		  "oracle.lost (60000) is more than oracle.overflows_implied (50000)",
+		  "more lost than overflows" },
+		{ "inconsistent/classes-sum.json", "add up to 49000, not oracle.signals (50000)",
+		  "classes that do not add up to the signals" },
+		{ "inconsistent/signalled-and-lost.json",
+		  "50100 overflows signalled or lost", "more signalled and lost than overflows" },
+		{ "inconsistent/interrupted-not-boolean.json", "interrupted is not a boolean",
+		  "interrupted that is not a boolean" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		load_fails(cases[i].file, cases[i].file, -EINVAL, cases[i].msg, cases[i].name);
+}
+
+/* An interrupted run is compared, and flagged wherever the pair is reported. */
+static void test_interrupted(void)
+{
+	json_object *r = compare("interrupted/old.json", "interrupted/new.json", PMS_CMP_ALPHA);
+
+	is_u64(jlen(r, "pairs"), 1, "interrupted: still paired");
+	ok(json_object_get_boolean(jget(r, "pairs.0.incomplete")),
+	   "interrupted: the pair is incomplete");
+	is_u64(ju64(r, "pairs.0.old.runs_interrupted"), 0, "interrupted: none on OLD");
+	is_u64(ju64(r, "pairs.0.new.runs_interrupted"), 1, "interrupted: one on NEW");
+	is_u64(ju64(r, "new_interrupted"), 1, "interrupted: the report counts it");
+	is_u64(ju64(r, "old_interrupted"), 0, "interrupted: and none on OLD");
+	ok(has_str(r, "pairs.0.notes", "NEW: 1 of 1 run ended early by SIGINT or SIGTERM"),
+	   "interrupted: a note says NEW's counts are partial");
+	json_object_put(r);
+
+	r = compare("regression/old.json", "regression/new.json", PMS_CMP_ALPHA);
+	ok(r && jget(r, "pairs.0") && !json_object_get_boolean(jget(r, "pairs.0.incomplete")) &&
+	   !has_str(r, "pairs.0.notes", "interrupted"), "complete runs: not incomplete");
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -737,5 +785,7 @@ int main(int argc, char **argv)
 	test_sysctl();
 	test_argv();
 	test_old_baseline();
+	test_inconsistent();
+	test_interrupted();
 	return tap_done();
 }
