@@ -507,6 +507,8 @@ static void print_only(const char *side, json_object *list)
 		key_label(get(g, "key"), label, sizeof(label));
 		printf("only in %s: %s (kernel %s, %s, ", side, label, kernel(g, k, sizeof(k)),
 		       text(get(g, "verdict")));
+		if (json_object_get_int64(get(g, "runs_interrupted")))
+			printf("%s interrupted, ", text(get(g, "runs_interrupted")));
 		if (json_object_array_length(files) == 1)
 			printf("%s)\n", text(json_object_array_get_idx(files, 0)));
 		else
@@ -514,11 +516,23 @@ static void print_only(const char *side, json_object *list)
 	}
 }
 
+/* "2 -> 1", and "(interrupted: 0 -> 1)" when runs were cut short: partial counts. */
+static void runs_cell(json_object *po, json_object *pn, char *buf, size_t len)
+{
+	int64_t io = json_object_get_int64(get(po, "runs_interrupted"));
+	int64_t in = json_object_get_int64(get(pn, "runs_interrupted"));
+
+	snprintf(buf, len, "%s -> %s", text(get(po, "runs")), text(get(pn, "runs")));
+	if (io || in)
+		cat(buf, len, " (interrupted: %" PRId64 " -> %" PRId64 ")", io, in);
+}
+
 static void print_table(json_object *rep)
 {
 	json_object *pairs = get(rep, "pairs"), *pair, *rates;
 	size_t n = json_object_array_length(pairs), i, w[NR_COLS], nr_only;
 	char (*cells)[NR_COLS][512], a[128], b[128];
+	int64_t nr_int;
 	int c;
 
 	printf("pmustress compare: OLD %s (%s) -> NEW %s (%s), test %s, alpha %g\n",
@@ -545,8 +559,7 @@ static void print_table(json_object *rep)
 		pn = get(pair, "new");
 		snprintf(row[COL_NR], sizeof(row[0]), "%zu", i + 1);
 		key_label(get(pair, "key"), row[COL_PAIR], sizeof(row[0]));
-		snprintf(row[COL_RUNS], sizeof(row[0]), "%s -> %s", text(get(po, "runs")),
-			 text(get(pn, "runs")));
+		runs_cell(po, pn, row[COL_RUNS], sizeof(row[0]));
 		snprintf(row[COL_KERNEL], sizeof(row[0]), "%s -> %s", kernel(po, a, sizeof(a)),
 			 kernel(pn, b, sizeof(b)));
 		snprintf(row[COL_VERDICT], sizeof(row[0]), "%s -> %s", verdict(po, a, sizeof(a)),
@@ -577,9 +590,15 @@ static void print_table(json_object *rep)
 	print_only("NEW", get(rep, "only_new"));
 	nr_only = json_object_array_length(get(rep, "only_old")) +
 		  json_object_array_length(get(rep, "only_new"));
-	printf("%zu pair%s: %s regressed, %s improved, %s same; %zu unpaired\n", n,
+	printf("%zu pair%s: %s regressed, %s improved, %s same; %zu unpaired", n,
 	       n == 1 ? "" : "s", text(get(rep, "regressed")), text(get(rep, "improved")),
 	       text(get(rep, "same")), nr_only);
+	nr_int = json_object_get_int64(get(rep, "old_interrupted")) +
+		 json_object_get_int64(get(rep, "new_interrupted"));
+	if (nr_int)
+		printf("; %" PRId64 " result%s of interrupted runs (partial counts)", nr_int,
+		       nr_int == 1 ? "" : "s");
+	printf("\n");
 	printf("p: two-sided Fisher's exact test (fisher-exact) of events against non-events, "
 	       "OLD vs NEW:\n   lost over overflows implied; late, spurious (and gap, early, "
 	       "coalesced, bad_si_code) over signals.\n   REGRESSED: verdict pass -> fail, or a "

@@ -132,9 +132,8 @@ int cmd_run(int argc, char **argv)
 		return PMS_EXIT_OUTPUT;
 	}
 	/* Find out now, not after a ten-minute run. */
-	ret = pms_path_writable(path);
-	if (ret) {
-		pms_err("cannot write result to '%s': %s", path, strerror(-ret));
+	if (pms_path_writable(path, err, sizeof(err))) {
+		pms_err("cannot write result to '%s': %s", path, err);
 		return PMS_EXIT_OUTPUT;
 	}
 	human = strcmp(path, "-") ? stdout : stderr;

@@ -183,6 +183,7 @@ struct run {
 	json_object *abi;	/* aux-pause: case name -> errno seen ("ok", "EINVAL"...) */
 	enum pms_cmp_verdict verdict;
 	bool measured;		/* has an oracle section */
+	bool interrupted;	/* ended early by SIGINT/SIGTERM: a partial run */
 	bool final_known;	/* oracle.overflows_implied is not null */
 	uint64_t signals, lost, overflows;
 	uint64_t events[PMS_CMP_NR_RATES], trials[PMS_CMP_NR_RATES];
@@ -435,6 +436,22 @@ static bool is_u64(json_object *v)
 	return v && json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0;
 }
 
+/* A count no run can have (or one json-c saturated) is refused, not tested. */
+static int check_count(const char *file, const char *path, uint64_t v, char *err,
+		       size_t errlen)
+{
+	char num[32];
+
+	if (v <= PMS_CMP_COUNT_MAX)
+		return 0;
+	if (v == UINT64_MAX)
+		snprintf(num, sizeof(num), "2^64 - 1 or more");
+	else
+		snprintf(num, sizeof(num), "%" PRIu64, v);
+	return fail(err, errlen, -EINVAL, "%s: %s is %s, past 2^53: no run counts that many, so "
+		    "the result is damaged", file, path, num);
+}
+
 static int read_u64(json_object *root, const char *path, const char *file, uint64_t *out,
 		    char *err, size_t errlen)
 {
@@ -444,7 +461,7 @@ static int read_u64(json_object *root, const char *path, const char *file, uint6
 		return fail(err, errlen, -EINVAL, "%s: %s is missing or not a non-negative integer",
 			    file, path);
 	*out = json_object_get_uint64(v);
-	return 0;
+	return check_count(file, path, *out, err, errlen);
 }
 
 static int add_u64(uint64_t *sum, uint64_t v)
@@ -527,6 +544,58 @@ static int run_abi(json_object *root, struct run *r)
 	return 0;
 }
 
+/*
+ * What the oracle's counts promise of each other (results/schema): no more
+ * lost than overflows, each signal in one timing class, and no more
+ * overflows signalled and lost than happened.  A result that breaks one was
+ * damaged or made by hand, and its rates would be tested as if they meant
+ * something.  (The verdict is not held to the counts: a scenario may judge
+ * by more than its oracle section.)
+ */
+static int oracle_consistent(json_object *root, const char *file, const struct run *r,
+			     char *err, size_t errlen)
+{
+	uint64_t on_time = 0, sum;
+	bool have_on_time;
+	json_object *v;
+	int i, ret;
+
+	if (r->final_known && r->lost > r->overflows)
+		return fail(err, errlen, -EINVAL, "%s: oracle.lost (%" PRIu64 ") is more than "
+			    "oracle.overflows_implied (%" PRIu64 "): more overflows lost than "
+			    "happened", file, r->lost, r->overflows);
+	if (r->events[PMS_CMP_BAD_SI_CODE] > r->signals)
+		return fail(err, errlen, -EINVAL, "%s: oracle.classes.bad_si_code (%" PRIu64 ") is "
+			    "more than oracle.signals (%" PRIu64 ")", file,
+			    r->events[PMS_CMP_BAD_SI_CODE], r->signals);
+	/* on_time is no rate compared: results have it, hand-made ones may not. */
+	have_on_time = lookup(root, "oracle.classes.on_time", &v);
+	if (have_on_time) {
+		ret = read_u64(root, "oracle.classes.on_time", file, &on_time, err, errlen);
+		if (ret)
+			return ret;
+	}
+	sum = on_time;
+	for (i = PMS_CMP_LATE; i < PMS_CMP_NR_RATES; i++)
+		if (i != PMS_CMP_BAD_SI_CODE)
+			sum += r->events[i];	/* each <= 2^53: no overflow */
+	if (sum > r->signals || (sum != r->signals && have_on_time))
+		return fail(err, errlen, -EINVAL, "%s: oracle.classes (on_time to gap) add up to "
+			    "%" PRIu64 ", not oracle.signals (%" PRIu64 "): each signal has one "
+			    "timing class", file, sum, r->signals);
+	/*
+	 * Every signal but a spurious one stands for an overflow, and so does
+	 * every lost one: together no more than happened (one more under timer
+	 * semantics, whose index rounds half up).
+	 */
+	sum = r->signals - r->events[PMS_CMP_SPURIOUS] + r->lost;
+	if (r->final_known && sum > r->overflows + 1)
+		return fail(err, errlen, -EINVAL, "%s: %" PRIu64 " overflows signalled or lost "
+			    "(oracle.signals less spurious, plus oracle.lost), more than the %"
+			    PRIu64 " of oracle.overflows_implied", file, sum, r->overflows);
+	return 0;
+}
+
 static int parse_oracle(json_object *root, const char *file, struct run *r, char *err,
 			size_t errlen)
 {
@@ -565,6 +634,9 @@ static int parse_oracle(json_object *root, const char *file, struct run *r, char
 	r->final_known = v != NULL;
 	if (v) {
 		r->overflows = json_object_get_uint64(v);
+		ret = check_count(file, "oracle.overflows_implied", r->overflows, err, errlen);
+		if (ret)
+			return ret;
 		r->events[PMS_CMP_LOST] = r->lost;
 		r->trials[PMS_CMP_LOST] = r->overflows;
 	}
@@ -582,7 +654,7 @@ static int parse_oracle(json_object *root, const char *file, struct run *r, char
 			r->judged[i] = json_object_get_boolean(v);
 		}
 	}
-	return 0;
+	return oracle_consistent(root, file, r, err, errlen);
 }
 
 static int set_add(json_object *set, json_object *v);
@@ -827,6 +899,27 @@ static int run_opts(json_object *root, struct run *r)
 	return 0;
 }
 
+/*
+ * A run SIGINT or SIGTERM ended before its duration counted what it saw:
+ * its result is partial, which the report must say.  Exit status 130 says
+ * so too, where a hand-made result lacks the flag.
+ */
+static int run_interrupted(json_object *root, const char *file, struct run *r, char *err,
+			   size_t errlen)
+{
+	json_object *v;
+
+	if (lookup(root, "interrupted", &v) && v) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(err, errlen, -EINVAL, "%s: interrupted is not a boolean", file);
+		r->interrupted = json_object_get_boolean(v);
+	}
+	if (lookup(root, "exit_code", &v) && v && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) == 130)
+		r->interrupted = true;
+	return 0;
+}
+
 static int parse_run(json_object *root, const char *file, struct run *r, char *err,
 		     size_t errlen)
 {
@@ -857,6 +950,9 @@ static int parse_run(json_object *root, const char *file, struct run *r, char *e
 			    "%s: verdict is missing or not one of pass, fail, skip, error, "
 			    "environment", file);
 	r->verdict = (enum pms_cmp_verdict)i;
+	ret = run_interrupted(root, file, r, err, errlen);
+	if (ret)
+		return ret;
 
 	r->key = json_object_new_object();
 	r->env = json_object_new_object();
@@ -1062,6 +1158,7 @@ static int group_add(struct pms_cmp_group *g, struct run *r, const char *file)
 	if (ret)
 		return ret;
 	g->verdicts[r->verdict]++;
+	g->runs_interrupted += r->interrupted;
 	if (r->measured) {
 		for (i = 0; i < PMS_CMP_NR_RATES; i++) {
 			g->judged[i] = g->runs_measured ? g->judged[i] && r->judged[i] :
@@ -1155,8 +1252,10 @@ static int load_file(struct pms_cmp_side *side, const char *path, bool named, ch
 		run_free(&r);
 	}
 	json_object_put(root);
-	if (!ret)
+	if (!ret) {
 		side->nr_results++;
+		side->nr_interrupted += r.interrupted;
+	}
 	return ret;
 }
 
@@ -1165,6 +1264,27 @@ static bool json_name(const char *name)
 	size_t len = strlen(name);
 
 	return len > 5 && !strcmp(name + len - 5, ".json");
+}
+
+/*
+ * A *.json symlink in a directory: a result when it leads to a regular file.
+ * One leading to a FIFO or a device would block or never end a directory
+ * scan, so it is an error, as a dangling one is.
+ */
+static int load_link(struct pms_cmp_side *side, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return fail(err, errlen, -EINVAL, "%s: leads to a %s, not a result file (in a "
+			    "directory only regular files are read)", path,
+			    S_ISFIFO(st.st_mode) ? "FIFO" : S_ISSOCK(st.st_mode) ? "socket" :
+			    "device");
+	return load_file(side, path, false, err, errlen);
 }
 
 static int load_dir(struct pms_cmp_side *side, const char *dir, char *err, size_t errlen)
@@ -1193,7 +1313,9 @@ static int load_dir(struct pms_cmp_side *side, const char *dir, char *err, size_
 			ret = fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 		else if (S_ISDIR(st.st_mode))
 			ret = load_dir(side, path, err, errlen);
-		else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && json_name(name))
+		else if (S_ISLNK(st.st_mode) && json_name(name))
+			ret = load_link(side, path, err, errlen);
+		else if (S_ISREG(st.st_mode) && json_name(name))
 			ret = load_file(side, path, false, err, errlen);
 		free(path);
 	}
@@ -1331,6 +1453,7 @@ static json_object *group_json(const struct pms_cmp_group *g, bool with_key,
 		put(o, "key", json_object_get(g->key), true, oom);
 	put(o, "files", json_object_get(g->files), true, oom);
 	put(o, "runs", json_object_new_uint64(g->runs), true, oom);
+	put(o, "runs_interrupted", json_object_new_uint64(g->runs_interrupted), true, oom);
 	put(o, "kernel", env_value(group_env(g, "host.kernel.release", null_set)), false, oom);
 	put(o, "verdict", json_object_new_string(verdict_names[group_verdict(g)]), true, oom);
 	put(o, "verdicts", verdicts, true, oom);
@@ -1968,6 +2091,24 @@ static json_object *abi_changes(const struct pms_cmp_group *g, const struct pms_
 	return arr;
 }
 
+/* Runs cut short by a signal are compared, but never as if complete. */
+static void interrupted_notes(const struct pms_cmp_group *g, const struct pms_cmp_group *h,
+			      json_object *notes, bool *oom)
+{
+	const struct pms_cmp_group *side[2] = { g, h };
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		if (!side[s]->runs_interrupted)
+			continue;
+		why_add(notes, oom, "%s: %zu of %zu run%s ended early by SIGINT or SIGTERM "
+			"(interrupted): %s counts are partial, not those of a complete run",
+			s ? "NEW" : "OLD", side[s]->runs_interrupted, side[s]->runs,
+			side[s]->runs == 1 ? "" : "s",
+			side[s]->runs_interrupted == 1 ? "its" : "their");
+	}
+}
+
 static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cmp_group *h,
 			      double alpha, json_object *null_set, int *status, bool *oom)
 {
@@ -1987,6 +2128,7 @@ static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cm
 	withheld = json_object_new_array();
 	notes = json_object_new_array();
 	diffs = differences(g, h, null_set, oom);
+	interrupted_notes(g, h, notes, oom);
 
 	/* Verdicts and rates per signal or overflow (Fisher's test). */
 	if (vo == PMS_CMP_PASS && vn == PMS_CMP_FAIL)
@@ -2039,6 +2181,8 @@ static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cm
 	put(o, "known_issues_matched", known_json(g, h, notes, oom), true, oom);
 	put(o, "conditions", conditions_json(g, h, null_set, notes, oom), true, oom);
 	put(o, "abi_changes", abi_changes(g, h, oom), false, oom);
+	put(o, "incomplete", json_object_new_boolean(g->runs_interrupted || h->runs_interrupted),
+	    true, oom);
 	put(o, "environment_differs",
 	    json_object_new_boolean(arr_len(diffs) > 0), true, oom);
 	put(o, "differences", diffs, true, oom);
@@ -2115,6 +2259,8 @@ json_object *pms_cmp_compare(const struct pms_cmp_side *old, const struct pms_cm
 	put(rep, "new_results", json_object_new_uint64(new->nr_results), true, &oom);
 	put(rep, "old_ignored", json_object_new_uint64(old->nr_ignored), true, &oom);
 	put(rep, "new_ignored", json_object_new_uint64(new->nr_ignored), true, &oom);
+	put(rep, "old_interrupted", json_object_new_uint64(old->nr_interrupted), true, &oom);
+	put(rep, "new_interrupted", json_object_new_uint64(new->nr_interrupted), true, &oom);
 	put(rep, "pairs", pairs, true, &oom);
 	put(rep, "only_old", only_old, true, &oom);
 	put(rep, "only_new", only_new, true, &oom);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -20,19 +21,142 @@
 
 extern char **environ;
 
-static int cpulist_syntax_ok(const char *list)
-{
-	const char *p = list;
+/* One range of a CPU list, bounds included. */
+struct cpu_range {
+	uint64_t lo, hi;
+};
 
-	/* hwloc's list parser is lenient; reject what a user surely mistyped. */
-	if (!*p)
-		return 0;
+/*
+ * A CPU number: decimal digits only.  *@big is set for one past 2^64 - 1,
+ * which no machine has, rather than letting it wrap to a CPU that does.
+ */
+static const char *cpu_number(const char *p, uint64_t *v, bool *big)
+{
+	if (*p < '0' || *p > '9')
+		return NULL;
+	for (*v = 0; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(*v, 10, v) || __builtin_add_overflow(*v, *p - '0', v))
+			*big = true;
+	return p;
+}
+
+/*
+ * The kernel's cpulist format, strictly: "N" or "N-M" (N <= M), separated by
+ * single commas.  hwloc's own parser takes "0-1-0" and bits up to 2^32,
+ * which it then cannot count, so it never sees the user's text.
+ */
+static int cpulist_split(const char *list, struct cpu_range **out, size_t *nr, char *why,
+			 size_t len)
+{
+	struct cpu_range *r;
+	const char *p = list;
+	size_t n = 1;
+
 	for (; *p; p++)
-		if (!strchr("0123456789,-", *p))
+		n += *p == ',';
+	r = calloc(n, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (p = list, n = 0; ; n++) {
+		const char *elem = p;
+		bool big = false;
+
+		p = cpu_number(p, &r[n].lo, &big);
+		r[n].hi = r[n].lo;
+		if (p && *p == '-')
+			p = cpu_number(p + 1, &r[n].hi, &big);
+		if (p && *p == '-') {
+			snprintf(why, len, "a range has one dash, as in 0-3");
+			break;
+		}
+		if (!p || (*p && *p != ',')) {
+			snprintf(why, len, "expected e.g. 0-1 or 0,2,4-7");
+			break;
+		}
+		if (big) {
+			snprintf(why, len, "%.*s: no CPU has a number that large",
+				 (int)(p - elem), elem);
+			break;
+		}
+		if (r[n].lo > r[n].hi) {
+			snprintf(why, len, "range %" PRIu64 "-%" PRIu64 " runs backwards",
+				 r[n].lo, r[n].hi);
+			break;
+		}
+		if (!*p++) {
+			*out = r;
+			*nr = n + 1;
 			return 0;
-	return list[0] != ',' && list[0] != '-' && p[-1] != ',' && p[-1] != '-' &&
-	       !strstr(list, ",,") && !strstr(list, "--") && !strstr(list, "-,") &&
-	       !strstr(list, ",-");
+		}
+	}
+	free(r);
+	return -EINVAL;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct cpu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Sort and join overlapping or adjacent ranges; return how many are left. */
+static size_t ranges_merge(struct cpu_range *r, size_t n)
+{
+	size_t i, m = 0;
+
+	qsort(r, n, sizeof(*r), range_cmp);
+	for (i = 1; i < n; i++) {
+		if (r[i].lo <= r[m].hi || r[i].lo - 1 == r[m].hi) {
+			if (r[i].hi > r[m].hi)
+				r[m].hi = r[i].hi;
+		} else {
+			r[++m] = r[i];
+		}
+	}
+	return n ? m + 1 : 0;
+}
+
+/*
+ * The CPUs of @r that @have lacks, as a cpulist into @buf; CPUs past @last
+ * (the highest in @have) are never put in a bitmap, so a range up to 2^64
+ * costs nothing.  Return: how many (saturating), 0 when none.
+ */
+static uint64_t cpus_missing(const struct cpu_range *r, size_t n, hwloc_const_bitmap_t have,
+			     unsigned int last, char *buf, size_t len)
+{
+	hwloc_bitmap_t miss = hwloc_bitmap_alloc();
+	uint64_t count = 0, c, top;
+	size_t i, pos;
+
+	buf[0] = '\0';
+	if (!miss)
+		return 0;
+	for (i = 0; i < n; i++) {
+		top = r[i].hi < last ? r[i].hi : last;
+		for (c = r[i].lo; c <= top; c++) {
+			if (!hwloc_bitmap_isset(have, (unsigned int)c)) {
+				hwloc_bitmap_set(miss, (unsigned int)c);
+				count++;
+			}
+		}
+	}
+	hwloc_bitmap_list_snprintf(buf, len, miss);
+	hwloc_bitmap_free(miss);
+	for (i = 0; i < n; i++) {
+		if (r[i].hi <= last)
+			continue;
+		c = r[i].lo > last ? r[i].lo : (uint64_t)last + 1;
+		pos = strlen(buf);
+		if (c == r[i].hi)
+			snprintf(buf + pos, len - pos, "%s%" PRIu64, pos ? "," : "", c);
+		else
+			snprintf(buf + pos, len - pos, "%s%" PRIu64 "-%" PRIu64, pos ? "," : "", c,
+				 r[i].hi);
+		if (__builtin_add_overflow(count, r[i].hi - c + 1, &count) || !count)
+			count = UINT64_MAX;
+	}
+	return count;
 }
 
 int pms_cpus_parse(hwloc_topology_t topo, const char *list, hwloc_bitmap_t set,
@@ -40,28 +164,45 @@ int pms_cpus_parse(hwloc_topology_t topo, const char *list, hwloc_bitmap_t set,
 {
 	hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
 	hwloc_const_bitmap_t present = hwloc_topology_get_complete_cpuset(topo);
-	unsigned int cpu;
-	char have[1024];
+	int last = hwloc_bitmap_last(present);
+	struct cpu_range *r = NULL;
+	char have[512], cpus[256], why[128];
+	uint64_t n;
+	size_t nr, i;
+	int ret;
 
-	if (!cpulist_syntax_ok(list) || hwloc_bitmap_list_sscanf(set, list) < 0 ||
-	    hwloc_bitmap_iszero(set)) {
-		snprintf(err, errlen, "bad CPU list '%s': expected e.g. 0-1 or 0,2,4-7", list);
+	ret = cpulist_split(list, &r, &nr, why, sizeof(why));
+	if (ret == -ENOMEM) {
+		snprintf(err, errlen, "out of memory for CPU list '%s'", list);
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "bad CPU list '%s': %s", list, why);
+		return ret;
+	}
+	/* No CPU at all, or a set without end: neither is a machine. */
+	if (last < 0) {
+		snprintf(err, errlen, "bad CPU list '%s': hwloc reports no CPUs here", list);
+		free(r);
 		return -EINVAL;
 	}
+	nr = ranges_merge(r, nr);
 	pms_cpus_format(allowed, have, sizeof(have));
-	hwloc_bitmap_foreach_begin(cpu, set) {
-		if (!hwloc_bitmap_isset(present, cpu)) {
-			snprintf(err, errlen, "bad CPU list '%s': CPU %u does not exist "
-				 "(allowed CPUs: %s)", list, cpu, have);
-			return -EINVAL;
-		}
-		if (!hwloc_bitmap_isset(allowed, cpu)) {
-			snprintf(err, errlen, "bad CPU list '%s': CPU %u is offline or outside "
-				 "this process's cpuset (allowed CPUs: %s)", list, cpu, have);
-			return -EINVAL;
-		}
-	} hwloc_bitmap_foreach_end();
-	return 0;
+	ret = -EINVAL;
+	if ((n = cpus_missing(r, nr, present, (unsigned int)last, cpus, sizeof(cpus))))
+		snprintf(err, errlen, "bad CPU list '%s': CPU%s %s do%s not exist (allowed CPUs: "
+			 "%s)", list, n > 1 ? "s" : "", cpus, n > 1 ? "" : "es", have);
+	else if ((n = cpus_missing(r, nr, allowed, (unsigned int)last, cpus, sizeof(cpus))))
+		snprintf(err, errlen, "bad CPU list '%s': CPU%s %s %s offline or outside this "
+			 "process's cpuset (allowed CPUs: %s)", list, n > 1 ? "s" : "", cpus,
+			 n > 1 ? "are" : "is", have);
+	else
+		ret = 0;
+	hwloc_bitmap_zero(set);
+	for (i = 0; !ret && i < nr; i++)
+		hwloc_bitmap_set_range(set, (unsigned int)r[i].lo, (int)r[i].hi);
+	free(r);
+	return ret;
 }
 
 void pms_cpus_format(hwloc_const_bitmap_t set, char *buf, size_t len)

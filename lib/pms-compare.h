@@ -12,6 +12,14 @@
 /* ... and the oldest it still reads: 1 lacks the environment verdict only. */
 #define PMS_CMP_SCHEMA_OLDEST	1
 
+/*
+ * The largest count a result may hold: every count is an integer a double
+ * holds exactly, which the tests need, and no run counts more (2^53
+ * overflows at one per microsecond take 285 years).  json-c reads any
+ * number from 2^64 up as 2^64 - 1, so this also catches those.
+ */
+#define PMS_CMP_COUNT_MAX	(1ull << 53)
+
 /* What `compare --json` prints is versioned apart from the result format. */
 #define PMS_CMP_REPORT_VERSION	1
 
@@ -88,6 +96,7 @@ struct pms_cmp_group {
 	json_object *files;		/* array of the paths merged, in load order */
 	size_t runs;
 	size_t runs_measured;		/* runs with an oracle section */
+	size_t runs_interrupted;	/* runs SIGINT/SIGTERM ended early: partial counts */
 	size_t runs_no_final;		/* ... whose overflows_implied was null */
 	size_t verdicts[PMS_CMP_NR_VERDICTS];
 	uint64_t signals, lost, overflows;
@@ -117,6 +126,7 @@ struct pms_cmp_side {
 	size_t nr_groups;
 	size_t nr_results;		/* result files loaded */
 	size_t nr_ignored;		/* *.json in a directory that are not results */
+	size_t nr_interrupted;		/* results of runs ended early by a signal */
 };
 
 /**
@@ -188,15 +198,21 @@ const char *pms_cmp_unit_name(enum pms_cmp_unit unit);
  * @err: on failure, one line "FILE: problem"
  * @errlen: size of @err
  *
- * A file named directly must be a result.  In a directory, a *.json whose
- * top level lacks schema_version or scenario is counted in nr_ignored (it is
- * something else, such as a schema); but malformed JSON, an unsupported
- * schema_version or a result whose counts are not counts is an error.
- * Results are read in path order and merged into groups by pairing key.
+ * A file named directly must be a result; it may be a pipe or a device
+ * (compare A <(ssh host cat B)), read up to PMS_JSON_MAX_BYTES like any
+ * file.  In a directory, a *.json whose top level lacks schema_version or
+ * scenario is counted in nr_ignored (it is something else, such as a
+ * schema); but malformed JSON, an unsupported schema_version, a result
+ * whose counts are not counts or contradict each other (a count past
+ * PMS_CMP_COUNT_MAX, more lost than overflows implied, classes that do not
+ * add up to the signals, more overflows signalled and lost than implied), or
+ * a *.json symlink to anything but a regular file or a directory is an
+ * error.  Results are read in path order and merged into groups by pairing
+ * key.
  *
  * Return: 0; -ENOENT, -EACCES... when a path cannot be read; -EINVAL for
  * malformed JSON, a file that is not a result or an unsupported
- * schema_version; -ENOMEM.
+ * schema_version; -EFBIG past PMS_JSON_MAX_BYTES; -ENOMEM.
  */
 int pms_cmp_load(const char *path, struct pms_cmp_side *side, char *err, size_t errlen);
 
@@ -228,11 +244,14 @@ void pms_cmp_side_free(struct pms_cmp_side *side);
  * ceiling and throttling, mover rate, CPU, VHE, pseudo-NMI, kernel command
  * line, scheduler trace) are given side by side; none of them stops the
  * comparison.  Sections a result lacks (older results) are null, not errors.
+ * A run ended early by SIGINT or SIGTERM is compared but flagged: its
+ * group's runs_interrupted, the pair's incomplete and a note, and the
+ * report's old_interrupted and new_interrupted.
  *
  * Return: the report object (what `compare --json` prints: schema_version,
- * test, exposure_test, per, alpha, old, new, pairs, only_old, only_new,
- * regressed, improved, same), or NULL with errno EINVAL (bad @alpha) or
- * ENOMEM.
+ * test, exposure_test, per, alpha, old, new, old_interrupted,
+ * new_interrupted, pairs, only_old, only_new, regressed, improved, same), or
+ * NULL with errno EINVAL (bad @alpha) or ENOMEM.
  */
 json_object *pms_cmp_compare(const struct pms_cmp_side *old, const struct pms_cmp_side *new,
 			     double alpha);

@@ -12,8 +12,11 @@
 
 /**
  * pms_cpus_parse - parse a CPU list ("0-1", "0,2,4-7") into @set and check
- * that every CPU exists in @topo and is allowed for this process.
- * Return: 0, or -EINVAL with a one-line reason in @err.
+ * that every CPU exists in @topo and is allowed for this process.  The
+ * syntax is the kernel's cpulist, strictly (decimal, N <= M in N-M, one
+ * dash per range); ranges are checked against the machine before any bit
+ * is set, so "0-4294967295" names the CPUs that do not exist.
+ * Return: 0, or -EINVAL (-ENOMEM) with a one-line reason in @err.
  */
 int pms_cpus_parse(hwloc_topology_t topo, const char *list, hwloc_bitmap_t set,
 		   char *err, size_t errlen);

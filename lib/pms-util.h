@@ -19,9 +19,12 @@ void pms_utc_string(char *buf, size_t len, bool compact);
 const char *pms_errno_name(int err);
 
 /**
- * pms_json_write_atomic - write @obj to @path through a temp file in the same
- * directory, fsync and rename, so a reader never sees a partial result.
- * "-" writes to stdout.
+ * pms_json_write_atomic - write @obj to @path.  A regular file (or a new one)
+ * is written through a temp file in the same directory, fsynced and renamed
+ * over it, so a reader never sees a partial result; through a symlink, its
+ * target is replaced and the link kept.  A FIFO or a character device is a
+ * stream: opened and written into, never replaced (a FIFO's open waits for
+ * its reader).  "-" writes to stdout.
  *
  * Return: 0 or -errno.
  */
@@ -38,18 +41,34 @@ int pms_json_write_atomic(json_object *obj, const char *path);
 int pms_json_write_new(json_object *obj, char *path, size_t len);
 
 /**
- * pms_path_writable - whether a file can be created at @path ("-" is
- * always writable) without leaving anything behind.
+ * pms_path_writable - whether pms_json_write_atomic() can write @path, found
+ * out before a run rather than after it, leaving nothing behind.  A
+ * directory, a socket or a block device is refused; a FIFO or character
+ * device must be writable; a regular file must be writable and replaceable
+ * (its directory must take a new file); a new file must be creatable.  "-"
+ * is always writable.
+ * @why: on failure, the reason as the message's tail ("Is a directory")
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (EISDIR, EACCES, EROFS, ENOENT, EINVAL...).
  */
-int pms_path_writable(const char *path);
+int pms_path_writable(const char *path, char *why, size_t len);
+
+/*
+ * The most a JSON input may have: a result of a 24-hour run with every
+ * anomaly listed is a few MiB, so a bigger input is not one.  A pipe or a
+ * device (/dev/zero) is read up to this and no further.
+ */
+#define PMS_JSON_MAX_BYTES	(256 << 20)
 
 /**
  * pms_json_read_file - parse a JSON file; on failure @err gets one line with
- * the file name and json-c's description of the problem.
+ * the file name and the problem (json-c's description for malformed JSON).
+ * A regular file larger than PMS_JSON_MAX_BYTES is refused unread; a FIFO
+ * or device is read up to that, and input that cannot begin a JSON text is
+ * refused at its first byte.
  *
- * Return: the object, or NULL with errno set (EINVAL for malformed JSON).
+ * Return: the object, or NULL with errno set (EINVAL for malformed JSON,
+ * EFBIG past the cap, EISDIR for a directory).
  */
 json_object *pms_json_read_file(const char *path, char *err, size_t errlen);
 

@@ -80,16 +80,24 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* The text and its newline into @fd, which the caller owns. */
+static int write_text(int fd, json_object *obj)
+{
+	const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = write_all(fd, text, strlen(text));
+	return ret ? ret : write_all(fd, "\n", 1);
+}
+
 /* Write @obj to a fresh temp file beside @path, synced; *@tmp gets its name. */
 static int write_temp(json_object *obj, const char *path, char **tmp)
 {
-	const char *text;
 	int fd, ret;
 
-	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text)
-		return -ENOMEM;
 	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
 	fd = mkstemp(*tmp);
@@ -98,9 +106,7 @@ static int write_temp(json_object *obj, const char *path, char **tmp)
 		free(*tmp);
 		return ret;
 	}
-	ret = write_all(fd, text, strlen(text));
-	if (!ret)
-		ret = write_all(fd, "\n", 1);
+	ret = write_text(fd, obj);
 	/* Results are for sharing: readable by others, like any report. */
 	if (!ret && fchmod(fd, 0644))
 		ret = -errno;
@@ -115,30 +121,76 @@ static int write_temp(json_object *obj, const char *path, char **tmp)
 	return ret;
 }
 
+/*
+ * A FIFO or a character device is a stream somebody reads (a pipe to
+ * another tool, /dev/null, a tty): written into, never replaced.
+ */
+static bool is_stream(mode_t mode)
+{
+	return S_ISFIFO(mode) || S_ISCHR(mode);
+}
+
+/*
+ * The file a regular result replaces: through a symlink, its target, so the
+ * link survives (and /dev/stdout, a link in /dev, is never replaced).
+ */
+static char *replace_path(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
+		return real;
+	return strdup(path);
+}
+
+/* Open @path as a stream: 1 with *@fd when it is one, 0 when it is not (any more). */
+static int open_stream(const char *path, int *fd)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !is_stream(st.st_mode))
+		return 0;
+	/* A FIFO waits here for its reader, as any writer of one does. */
+	*fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	/* Replaced by a file meanwhile: no writing into it in place. */
+	if (fstat(*fd, &st) || !is_stream(st.st_mode)) {
+		close(*fd);
+		return 0;
+	}
+	return 1;
+}
+
 int pms_json_write_atomic(json_object *obj, const char *path)
 {
-	const char *text;
-	char *tmp;
-	int ret;
+	char *tmp, *dest;
+	int ret, fd;
 
-	if (!strcmp(path, "-")) {
-		text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_NOSLASHESCAPE);
-		if (!text)
-			return -ENOMEM;
-		ret = write_all(STDOUT_FILENO, text, strlen(text));
-		if (!ret)
-			ret = write_all(STDOUT_FILENO, "\n", 1);
+	if (!strcmp(path, "-"))
+		return write_text(STDOUT_FILENO, obj);
+	ret = open_stream(path, &fd);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		ret = write_text(fd, obj);
+		if (close(fd) && !ret)
+			ret = -errno;
 		return ret;
 	}
-	ret = write_temp(obj, path, &tmp);
-	if (ret)
-		return ret;
-	if (rename(tmp, path)) {
-		ret = -errno;
-		unlink(tmp);
+	dest = replace_path(path);
+	if (!dest)
+		return -ENOMEM;
+	ret = write_temp(obj, dest, &tmp);
+	if (!ret) {
+		if (rename(tmp, dest)) {
+			ret = -errno;
+			unlink(tmp);
+		}
+		free(tmp);
 	}
-	free(tmp);
+	free(dest);
 	return ret;
 }
 
@@ -173,13 +225,12 @@ int pms_json_write_new(json_object *obj, char *path, size_t len)
 	return ret;
 }
 
-int pms_path_writable(const char *path)
+/* Whether a file can be made beside @path (in its directory), leaving nothing. */
+static int can_create_beside(const char *path)
 {
 	char *tmp;
 	int fd, ret = 0;
 
-	if (!strcmp(path, "-"))
-		return 0;
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
 	fd = mkstemp(tmp);
@@ -193,44 +244,160 @@ int pms_path_writable(const char *path)
 	return ret;
 }
 
+int pms_path_writable(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	char *dest;
+	int ret;
+
+	why[0] = '\0';
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st)) {
+		/* Nothing there yet (or a dangling link): a new file beside. */
+		ret = can_create_beside(path);
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto out;
+	}
+	if (is_stream(st.st_mode)) {
+		ret = access(path, W_OK) ? -errno : 0;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "a %s: a result goes to a file, a FIFO or a character device",
+			 S_ISSOCK(st.st_mode) ? "socket" : "block device");
+		return -EINVAL;
+	}
+	/* Write protection on a result is respected, though rename would pass it. */
+	if (access(path, W_OK)) {
+		ret = -errno;
+		goto out;
+	}
+	dest = replace_path(path);
+	if (!dest)
+		return -ENOMEM;
+	ret = can_create_beside(dest);
+	free(dest);
+	/* It exists, so its directory does: that directory takes no new files
+	 * (procfs, sysfs), and the file cannot be replaced. */
+	if (ret == -ENOENT) {
+		snprintf(why, len, "%s (its directory takes no new files, so it cannot be "
+			 "replaced)", strerror(EACCES));
+		return -EACCES;
+	}
+out:
+	if (ret)
+		snprintf(why, len, "%s", strerror(-ret));
+	return ret;
+}
+
+/* JSON's white space; strchr() would also match the NUL that ends its set. */
+static bool json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Whether @c can begin a JSON text (after white space). */
+static bool json_start(char c)
+{
+	return c && strchr("{[\"-0123456789tfn", c);
+}
+
+/*
+ * Read all of @fd into *@text (NUL-terminated), at most PMS_JSON_MAX_BYTES.
+ * A pipe or a device has no size to check first, so the cap is what ends
+ * /dev/zero; and a first byte that cannot begin JSON ends it at once.
+ * Return: 0, or -errno with the reason in @err.
+ */
+static int read_capped(int fd, const char *path, char **text, size_t *len, char *err,
+		       size_t errlen)
+{
+	size_t cap = 0, seen = 0;
+	char *buf = NULL, *n;
+	ssize_t got;
+
+	*len = 0;
+	for (;;) {
+		if (cap - *len < 4096) {
+			n = realloc(buf, cap + 65536);
+			if (!n) {
+				free(buf);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			buf = n;
+			cap += 65536;
+		}
+		got = read(fd, buf + *len, cap - *len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			return -e;
+		}
+		if (!got)
+			break;
+		*len += (size_t)got;
+		while (seen < *len && json_ws(buf[seen]))
+			seen++;
+		if (seen < *len && !json_start(buf[seen])) {
+			free(buf);
+			snprintf(err, errlen, "%s: malformed JSON at byte %zu: not the start of a "
+				 "JSON value", path, seen);
+			return -EINVAL;
+		}
+		if (*len > PMS_JSON_MAX_BYTES) {
+			free(buf);
+			snprintf(err, errlen, "%s: more than %d MiB: larger than any result, not read "
+				 "further", path, PMS_JSON_MAX_BYTES >> 20);
+			return -EFBIG;
+		}
+	}
+	buf[*len] = '\0';
+	*text = buf;
+	return 0;
+}
+
 json_object *pms_json_read_file(const char *path, char *err, size_t errlen)
 {
 	json_tokener *tok;
 	json_object *obj = NULL;
 	char *text = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
+	struct stat st;
+	size_t len;
+	int fd, ret;
 
-	f = fopen(path, "r");
-	if (!f) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
 		int e = errno;
 
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
 		errno = e;
 		return NULL;
 	}
-	for (;;) {
-		size_t got;
-
-		if (cap - len < 4096) {
-			char *n = realloc(text, cap + 65536);
-
-			if (!n) {
-				fclose(f);
-				free(text);
-				errno = ENOMEM;
-				return NULL;
-			}
-			text = n;
-			cap += 65536;
-		}
-		got = fread(text + len, 1, cap - len - 1, f);
-		if (!got)
-			break;
-		len += got;
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+	} else if (S_ISREG(st.st_mode) && st.st_size > PMS_JSON_MAX_BYTES) {
+		ret = -EFBIG;
+		snprintf(err, errlen, "%s: %lld bytes, larger than any result (at most %d MiB "
+			 "are read)", path, (long long)st.st_size, PMS_JSON_MAX_BYTES >> 20);
+	} else {
+		ret = read_capped(fd, path, &text, &len, err, errlen);
 	}
-	fclose(f);
-	text[len] = '\0';
+	close(fd);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
 
 	tok = json_tokener_new();
 	if (!tok) {
@@ -245,7 +412,7 @@ json_object *pms_json_read_file(const char *path, char *err, size_t errlen)
 		size_t off = tok->char_offset;
 
 		/* Trailing white space after a complete value is fine. */
-		while (obj && off < len && strchr(" \t\r\n", text[off]))
+		while (obj && off < len && json_ws(text[off]))
 			off++;
 		if (!obj || jerr != json_tokener_success || off < len) {
 			snprintf(err, errlen, "%s: malformed JSON at byte %zu: %s", path, off,

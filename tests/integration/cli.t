@@ -94,6 +94,10 @@ bad_inputs=(
 	"run lost-overflow --cpus 0-9999|66|bad CPU list '0-9999'"
 	"run lost-overflow --cpus zero|66|bad CPU list 'zero'"
 	"run lost-overflow --cpus 0|66|the mover needs at least two CPUs"
+	"run lost-overflow --cpus 0-4294967295|66|bad CPU list '0-4294967295': CPUs [0-9]*-4294967295 do not exist"
+	"run lost-overflow --cpus 1-18446744073709551615|66|CPUs [0-9]*-18446744073709551615 do not exist"
+	"run lost-overflow --cpus 4294967295|66|CPU 4294967295 does not exist"
+	"run lost-overflow --cpus 0-1-0|66|bad CPU list '0-1-0': a range has one dash"
 	"run lost-overflow --event nosuch|67|unknown event 'nosuch'"
 	"run lost-overflow --event nosuchpmu/event=1/|67|unknown PMU 'nosuchpmu'"
 	"run lost-overflow --event instructions:q|67|modifier"
@@ -118,7 +122,66 @@ for row in "${bad_inputs[@]}"; do
 done
 [ -z "$(ls -A "$tmp/results" 2>/dev/null)" ]; ok $? "bad input leaves no result file behind"
 
-# compare: bad files, made here (the table above holds static strings only)
+# --json targets that cannot take a result are refused before the run (a
+# 5-minute run would outlast the timeout), with the reason: exit 73.
+mkdir -p "$tmp/a-dir"
+json_refused=(
+	"/|Is a directory"
+	"$tmp/a-dir|Is a directory"
+	"/proc/version|Permission denied"
+)
+for row in "${json_refused[@]}"; do
+	IFS='|' read -r target msg <<< "$row"
+	timeout 60 $PMS run lost-overflow --duration 5m --quiet --json "$target" \
+		> "$tmp/out" 2> "$tmp/err"
+	got=$?
+	[ "$got" -eq 73 ]; ok $? "--json ${target//$tmp/TMP}: exits 73 before the run (got $got)"
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+		grep -qF "pmustress: cannot write result to '$target': $msg" "$tmp/err"
+	ok $? "--json ${target//$tmp/TMP}: one line saying '$msg': $(head -c 150 "$tmp/err")"
+done
+mkdir -p "$tmp/ro"
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount -t tmpfs -o ro tmpfs '$tmp/ro' &&
+		exec timeout 60 $PMS run lost-overflow --duration 5m --quiet --json '$tmp/ro/r.json'" \
+		> "$tmp/out" 2> "$tmp/err"
+	[ $? -eq 73 ] && grep -q "Read-only file system" "$tmp/err"
+	ok $? "--json on a read-only file system: exit 73, says so: $(head -c 150 "$tmp/err")"
+else
+	skip "--json on a read-only file system" "no mount namespace here"
+fi
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups timeout 60 $PMS run lost-overflow \
+		--duration 5m --quiet --json "$tmp/a-dir/r.json" > "$tmp/out" 2> "$tmp/err"
+	[ $? -eq 73 ] && grep -q "Permission denied" "$tmp/err"
+	ok $? "--json in a directory the user cannot write: exit 73, says so:" \
+		"$(head -c 150 "$tmp/err")"
+else
+	skip "--json in a directory the user cannot write" "needs root to become nobody"
+fi
+
+# A FIFO is written into, not replaced by a regular file, and its reader
+# gets the result; so is a character device.
+mkfifo "$tmp/fifo"
+timeout 60 cat "$tmp/fifo" > "$tmp/fifo.out" &
+reader=$!
+$PMS run lost-overflow --duration 200ms --quiet --json "$tmp/fifo"
+rc=$?
+wait $reader
+[ -p "$tmp/fifo" ]; ok $? "--json FIFO: the FIFO is still a FIFO (run exit $rc)"
+jtrue "$tmp/fifo.out" "d['scenario'] == 'lost-overflow'" 2>/dev/null
+ok $? "--json FIFO: its reader got the result"
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+	$PMS run lost-overflow --duration 200ms --quiet --json "$tmp/null"
+	rc=$?
+	[ -c "$tmp/null" ]; ok $? "--json character device: still a character device (run exit $rc)"
+else
+	skip "--json character device" "mknod needs root"
+fi
+
+# compare: bad files, made here (the table above holds static strings only),
+# and fixtures whose counts contradict each other
+F=tests/fixtures/compare
 printf '{"schema_version": 1, "scenario": "lost-overflow", "verdict": ' > "$tmp/malformed.json"
 echo '{"title": "some other JSON"}' > "$tmp/other.json"
 mkdir -p "$tmp/empty-old" "$tmp/empty-new"
@@ -127,6 +190,8 @@ compare_bad=(
 	"$tmp/malformed.json $tmp/malformed.json|68|$tmp/malformed.json: malformed JSON"
 	"$tmp/other.json $tmp/other.json|68|$tmp/other.json: not a pmustress result"
 	"$tmp/empty-old $tmp/empty-new|68|nothing to compare: OLD '$tmp/empty-old' holds 0"
+	"$F/regression/old.json $F/inconsistent/count-2-64.json|68|$F/inconsistent/count-2-64.json: oracle.lost is 2^64 - 1 or more, past 2^53"
+	"$F/regression/old.json $F/inconsistent/lost-past-overflows.json|68|$F/inconsistent/lost-past-overflows.json: oracle.lost (60000) is more than oracle.overflows_implied (50000)"
 )
 for row in "${compare_bad[@]}"; do
 	IFS='|' read -r args want msg <<< "$row"
@@ -139,6 +204,36 @@ for row in "${compare_bad[@]}"; do
 	ok $? "'compare ${args//$tmp/TMP}' gives one line naming the problem:" \
 		"$(head -c 150 "$tmp/err")"
 done
+
+# compare reads files, pipes and devices only up to a cap, and says so: a
+# device of endless bytes ends at once (the address-space limit keeps a
+# reader without the cap from taking the machine's memory).
+good=tests/fixtures/compare/regression/old.json
+(ulimit -v 4000000; exec timeout 60 $PMS compare "$good" /dev/zero) > "$tmp/out" 2> "$tmp/err"
+got=$?
+[ "$got" -eq 68 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+	grep -qF "pmustress: /dev/zero: malformed JSON at byte 0" "$tmp/err"
+ok $? "compare GOOD /dev/zero: exit 68 at once (got $got): $(head -c 150 "$tmp/err")"
+truncate -s 300M "$tmp/huge.json"
+timeout 60 $PMS compare "$good" "$tmp/huge.json" > "$tmp/out" 2> "$tmp/err"
+got=$?
+[ "$got" -eq 68 ] && grep -q "larger than any result" "$tmp/err"
+ok $? "compare GOOD HUGE: a 300 MB file is refused unread (got $got): $(head -c 150 "$tmp/err")"
+rm -f "$tmp/huge.json"
+timeout 60 $PMS compare "$good" <(cat "$good") > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 0 ] && grep -q SAME "$tmp/out"
+ok $? "compare GOOD <(cat GOOD): a pipe is read, SAME"
+
+# An interrupted run is compared, but flagged in the table and the notes.
+$PMS compare "$F/interrupted/old.json" "$F/interrupted/new.json" > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 0 ] && grep -Eq '^1 .*1 -> 1 \(interrupted: 0 -> 1\)' "$tmp/out" &&
+	grep -q '^#1 note: NEW: 1 of 1 run ended early by SIGINT or SIGTERM' "$tmp/out" &&
+	grep -q '1 result of interrupted runs (partial counts)' "$tmp/out"
+ok $? "compare flags an interrupted NEW run in its table, notes and summary"
+$PMS compare --json "$F/interrupted/old.json" "$F/interrupted/new.json" > "$tmp/cmp-int.json"
+jtrue "$tmp/cmp-int.json" "(d['new_interrupted'] == 1 and d['pairs'][0]['incomplete'] and
+	d['pairs'][0]['new']['runs_interrupted'] == 1)"
+ok $? "compare --json flags it: new_interrupted, incomplete, runs_interrupted"
 
 # compare on real runs: a run against itself is SAME (exit 0); against a run
 # that drops every 50th signal on purpose it is REGRESSED (exit 1).

@@ -10,15 +10,18 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "json-path.h"
 #include "pms-compare.h"
+#include "pms-util.h"
 
 static const char *fixtures;
 
@@ -352,6 +355,41 @@ static void test_bad_files(void)
 	ok(!pms_cmp_compare(&a, &b, NAN) && errno == EINVAL, "alpha NaN is EINVAL");
 }
 
+/* Inputs that are not files: /dev/zero ends at once, a big file is not read. */
+static void test_special_inputs(void)
+{
+	char dir[] = "/tmp/pms-cmp-XXXXXX", path[512], err[512] = "";
+	struct pms_cmp_side side;
+	int fd, ret;
+
+	ret = pms_cmp_load("/dev/zero", &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	ok(ret == -EINVAL && strstr(err, "/dev/zero: malformed JSON at byte 0"),
+	   "/dev/zero is refused at its first byte: %s", err);
+	if (!ok(mkdtemp(dir) != NULL, "temp dir"))
+		return;
+	/* Sparse: it costs no disk, and its size alone refuses it. */
+	snprintf(path, sizeof(path), "%s/huge.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ok(fd >= 0 && !ftruncate(fd, (off_t)PMS_JSON_MAX_BYTES + 1), "a file one byte past the cap");
+	if (fd >= 0)
+		close(fd);
+	ret = pms_cmp_load(path, &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	ok(ret == -EFBIG && strstr(err, "larger than any result"),
+	   "a file past the cap is refused unread: %s", err);
+	unlink(path);
+	/* A directory's *.json leading to a device would never end the scan. */
+	snprintf(path, sizeof(path), "%s/zero.json", dir);
+	ok(!symlink("/dev/zero", path), "a *.json link to /dev/zero in a directory");
+	ret = pms_cmp_load(dir, &side, err, sizeof(err));
+	pms_cmp_side_free(&side);
+	ok(ret == -EINVAL && strstr(err, "zero.json: leads to a device"),
+	   "the directory scan refuses it: %s", err);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_directories(void)
 {
 	struct pms_cmp_side side;
@@ -667,6 +705,54 @@ static void test_old_baseline(void)
 	json_object_put(r);
 }
 
+/* Counts that contradict each other or cannot be counts: refused, never tested. */
+static void test_inconsistent(void)
+{
+	static const struct {
+		const char *file, *msg, *name;
+	} cases[] = {
+		{ "inconsistent/count-2-64.json", "oracle.lost is 2^64 - 1 or more, past 2^53",
+		  "a count of 2^64 (json-c reads it as 2^64 - 1)" },
+		{ "inconsistent/count-2-53.json", "oracle.signals is 9007199254740993, past 2^53",
+		  "a count past 2^53" },
+		{ "inconsistent/lost-past-overflows.json",
+		  "oracle.lost (60000) is more than oracle.overflows_implied (50000)",
+		  "more lost than overflows" },
+		{ "inconsistent/classes-sum.json", "add up to 49000, not oracle.signals (50000)",
+		  "classes that do not add up to the signals" },
+		{ "inconsistent/signalled-and-lost.json",
+		  "50100 overflows signalled or lost", "more signalled and lost than overflows" },
+		{ "inconsistent/interrupted-not-boolean.json", "interrupted is not a boolean",
+		  "interrupted that is not a boolean" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		load_fails(cases[i].file, cases[i].file, -EINVAL, cases[i].msg, cases[i].name);
+}
+
+/* An interrupted run is compared, and flagged wherever the pair is reported. */
+static void test_interrupted(void)
+{
+	json_object *r = compare("interrupted/old.json", "interrupted/new.json", PMS_CMP_ALPHA);
+
+	is_u64(jlen(r, "pairs"), 1, "interrupted: still paired");
+	ok(json_object_get_boolean(jget(r, "pairs.0.incomplete")),
+	   "interrupted: the pair is incomplete");
+	is_u64(ju64(r, "pairs.0.old.runs_interrupted"), 0, "interrupted: none on OLD");
+	is_u64(ju64(r, "pairs.0.new.runs_interrupted"), 1, "interrupted: one on NEW");
+	is_u64(ju64(r, "new_interrupted"), 1, "interrupted: the report counts it");
+	is_u64(ju64(r, "old_interrupted"), 0, "interrupted: and none on OLD");
+	ok(has_str(r, "pairs.0.notes", "NEW: 1 of 1 run ended early by SIGINT or SIGTERM"),
+	   "interrupted: a note says NEW's counts are partial");
+	json_object_put(r);
+
+	r = compare("regression/old.json", "regression/new.json", PMS_CMP_ALPHA);
+	ok(r && jget(r, "pairs.0") && !json_object_get_boolean(jget(r, "pairs.0.incomplete")) &&
+	   !has_str(r, "pairs.0.notes", "interrupted"), "complete runs: not incomplete");
+	json_object_put(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -691,6 +777,7 @@ int main(int argc, char **argv)
 	test_aux_abi();
 	test_timer();
 	test_bad_files();
+	test_special_inputs();
 	test_directories();
 	test_exposure();
 	test_toggles();
@@ -698,5 +785,7 @@ int main(int argc, char **argv)
 	test_sysctl();
 	test_argv();
 	test_old_baseline();
+	test_inconsistent();
+	test_interrupted();
 	return tap_done();
 }

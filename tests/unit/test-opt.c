@@ -147,6 +147,31 @@ static void test_cpus(void)
 	ok(pms_cpus_parse(topo, "0,,1", set, err, sizeof(err)) == -EINVAL, "double comma");
 	ok(pms_cpus_parse(topo, "100000", set, err, sizeof(err)) == -EINVAL &&
 	   strstr(err, "does not exist"), "nonexistent CPU: %s", err);
+	/* Bounds hwloc's own parser cannot count: refused, never an assertion. */
+	ok(pms_cpus_parse(topo, "0-4294967295", set, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "-4294967295 do not exist"), "range to 2^32 - 1: %s", err);
+	ok(pms_cpus_parse(topo, "1-18446744073709551615", set, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "-18446744073709551615 do not exist"), "range to 2^64 - 1: %s", err);
+	ok(pms_cpus_parse(topo, "4294967295", set, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "CPU 4294967295 does not exist"), "CPU 2^32 - 1 is named: %s", err);
+	ok(pms_cpus_parse(topo, "0-18446744073709551616", set, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "no CPU has a number that large"), "past 2^64 - 1: %s", err);
+	ok(pms_cpus_parse(topo, "0-1-0", set, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "one dash"), "two dashes: %s", err);
+	ok(pms_cpus_parse(topo, "1-0", set, err, sizeof(err)) == -EINVAL &&
+	   strstr(err, "backwards"), "backwards range: %s", err);
+	ok(pms_cpus_parse(topo, "0x1", set, err, sizeof(err)) == -EINVAL, "hex refused");
+	ok(!pms_cpus_parse(topo, "0,0-0,0", set, err, sizeof(err)) &&
+	   hwloc_bitmap_weight(set) == 1, "repeats of one CPU are one CPU");
+	if (hwloc_bitmap_last(hwloc_topology_get_complete_cpuset(topo)) >= 1) {
+		ok(!pms_cpus_parse(topo, "1,0", set, err, sizeof(err)) &&
+		   hwloc_bitmap_weight(set) == 2, "1,0 is CPUs 0 and 1");
+		pms_cpus_format(set, buf, sizeof(buf));
+		is_str(buf, "0-1", "formats back as 0-1");
+	} else {
+		ok(1, "1,0 is CPUs 0 and 1 # SKIP one CPU here");
+		ok(1, "formats back as 0-1 # SKIP one CPU here");
+	}
 	hwloc_bitmap_free(set);
 	hwloc_topology_destroy(topo);
 }
@@ -168,9 +193,9 @@ static void test_json_files(void)
 	back = pms_json_read_file(path, err, sizeof(err));
 	ok(back && json_object_equal(o, back), "round trip is equal (u64 max, negatives, null)");
 	json_object_put(back);
-	ok(pms_path_writable(path) == 0, "existing dir is writable");
+	ok(pms_path_writable(path, err, sizeof(err)) == 0, "existing dir is writable");
 	snprintf(path, sizeof(path), "%s/no/such/r.json", dir);
-	ok(pms_path_writable(path) == -ENOENT, "missing dir is not");
+	ok(pms_path_writable(path, err, sizeof(err)) == -ENOENT, "missing dir is not");
 	ok(pms_json_write_atomic(o, path) == -ENOENT, "atomic write into a missing dir fails");
 
 	snprintf(path, sizeof(path), "%s/bad.json", dir);
@@ -190,6 +215,15 @@ static void test_json_files(void)
 	back = pms_json_read_file(path, err, sizeof(err));
 	ok(back != NULL, "trailing newlines are fine");
 	json_object_put(back);
+	f = fopen(path, "w");
+	fwrite("{\"a\": 1}\0\0", 1, 10, f);
+	fclose(f);
+	ok(!pms_json_read_file(path, err, sizeof(err)) && strstr(err, "trailing data"),
+	   "NUL bytes after the value are not white space: %s", err);
+	ok(!pms_json_read_file("/dev/zero", err, sizeof(err)) && errno == EINVAL &&
+	   strstr(err, "at byte 0"), "/dev/zero ends at its first byte: %s", err);
+	ok(!pms_json_read_file(dir, err, sizeof(err)) && errno == EISDIR,
+	   "a directory: %s", err);
 	snprintf(path, sizeof(path), "%s/none.json", dir);
 	ok(!pms_json_read_file(path, err, sizeof(err)) && errno == ENOENT &&
 	   strstr(err, "none.json"), "missing file names the file: %s", err);

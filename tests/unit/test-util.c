@@ -5,10 +5,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 
 #include "tap.h"
 #include "pms-util.h"
@@ -66,6 +71,111 @@ static void test_write_new(void)
 	json_object_put(c);
 }
 
+/* The refusals --json gets before a run: one errno and one reason each. */
+static void test_targets_refused(const char *dir)
+{
+	char path[512], why[256];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	ok(pms_path_writable(dir, why, sizeof(why)) == -EISDIR &&
+	   !strcmp(why, "Is a directory"), "a directory is refused: %s", why);
+	ok(pms_path_writable("/", why, sizeof(why)) == -EISDIR, "/ is refused: %s", why);
+	/* procfs takes no new file beside it, so it cannot be replaced. */
+	ok(pms_path_writable("/proc/version", why, sizeof(why)) == -EACCES &&
+	   strstr(why, "Permission denied"), "/proc/version is refused: %s", why);
+	snprintf(path, sizeof(path), "%s/no/such/r.json", dir);
+	ok(pms_path_writable(path, why, sizeof(why)) == -ENOENT &&
+	   strstr(why, "No such file"), "a missing directory is named: %s", why);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ok(fd >= 0 && !bind(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	   pms_path_writable(sa.sun_path, why, sizeof(why)) == -EINVAL && strstr(why, "socket"),
+	   "a socket is refused: %s", why);
+	if (fd >= 0)
+		close(fd);
+	ok(pms_path_writable("-", why, sizeof(why)) == 0, "- is always writable");
+}
+
+/* A FIFO is written into, not replaced: its reader gets the result. */
+static void test_fifo(const char *dir)
+{
+	char path[512], buf[256], why[256];
+	json_object *o = doc(7);
+	struct stat st;
+	ssize_t n;
+	int rd;
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	if (!ok(!mkfifo(path, 0600), "mkfifo"))
+		return;
+	ok(!pms_path_writable(path, why, sizeof(why)), "a FIFO is writable");
+	/* Reader first (non-blocking), so the writer's open finds it. */
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	ok(rd >= 0 && !pms_json_write_atomic(o, path), "write into the FIFO");
+	json_object_put(o);
+	n = rd >= 0 ? read(rd, buf, sizeof(buf) - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	ok(strstr(buf, "\"n\":7") != NULL, "its reader got the result");
+	ok(!lstat(path, &st) && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+	if (rd >= 0)
+		close(rd);
+}
+
+/* A character device (here a private /dev/null) is written into, not replaced. */
+static void test_chardev(const char *dir)
+{
+	char path[512], why[256];
+	json_object *o;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/null", dir);
+	if (mknod(path, S_IFCHR | 0666, makedev(1, 3))) {
+		ok(1, "character device # SKIP mknod: %s", strerror(errno));
+		return;
+	}
+	ok(!pms_path_writable(path, why, sizeof(why)), "a character device is writable");
+	o = doc(8);
+	ok(!pms_json_write_atomic(o, path), "write into the character device");
+	json_object_put(o);
+	ok(!lstat(path, &st) && S_ISCHR(st.st_mode), "it is still a character device");
+}
+
+/* Through a symlink the target is replaced and the link kept. */
+static void test_symlink(const char *dir)
+{
+	char link[512], target[512];
+	json_object *a = doc(9), *b = doc(10);
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/target.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	ok(!pms_json_write_atomic(a, target) && !symlink("target.json", link),
+	   "a result and a link to it");
+	ok(!pms_json_write_atomic(b, link), "write through the link");
+	json_object_put(a);
+	json_object_put(b);
+	ok(!lstat(link, &st) && S_ISLNK(st.st_mode), "the link is still a link");
+	is_u64(read_n(target), 10, "its target has the new result");
+}
+
+static void test_targets(void)
+{
+	char dir[] = "/tmp/pms-util-XXXXXX", cmd[600];
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	test_targets_refused(dir);
+	test_fifo(dir);
+	test_chardev(dir);
+	test_symlink(dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "# could not remove %s\n", dir);
+}
+
 static void test_helpers(void)
 {
 	char buf[8];
@@ -89,6 +199,7 @@ static void test_helpers(void)
 int main(void)
 {
 	test_write_new();
+	test_targets();
 	test_helpers();
 	return tap_done();
 }
