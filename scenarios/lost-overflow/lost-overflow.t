@@ -97,12 +97,22 @@ if [ "$(jget "$j" "d['trace']['used']")" = true ] && command -v unshare > /dev/n
 		"$2" run lost-overflow --duration 1s --json "$3/c1.json" > /dev/null &
 		c1=$!
 		"$2" run lost-overflow --duration 300ms --json "$3/c2.json" > /dev/null
+		r2=$?
 		wait $c1
+		r1=$?
+		echo "$r1 $r2" > "$3/c.rc"
 		echo "$was $(mountpoint -q "$1" && echo mounted || echo unmounted)"' \
 		sh "$tfs" "$PMS" "$tmp")
 	others=$((others + $(pgrep -x pmustress | wc -l)))
 	jtrue "$tmp/c1.json" "d['trace']['used']" && jtrue "$tmp/c2.json" "d['trace']['used']"
 	ok $? "trace: two runs at once both traced"
+	# Two runs share the machine, its signal queue and tracefs: on the
+	# exact breakpoint substitute both must still pass.
+	if [ -z "$core" ]; then
+		[ "$(cat "$tmp/c.rc")" = "0 0" ] && jtrue "$tmp/c1.json" "d['verdict'] == 'pass'" &&
+			jtrue "$tmp/c2.json" "d['verdict'] == 'pass'"
+		ok $? "two runs at once on the breakpoint substitute: both pass (exit $(cat "$tmp/c.rc"))"
+	fi
 	if [ "$others" -eq 0 ]; then
 		[ "${states% *}" = "${states#* }" ]
 		ok $? "trace: tracefs left as found (${states% *} -> ${states#* })"
