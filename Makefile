@@ -10,6 +10,9 @@
 #                             the suite on a sanitized build (clang) in
 #                             build/clang-address-undefined/ (any
 #                             -fsanitize= list; CC=, O=DIR as you like)
+#   make fuzz                 libFuzzer harnesses (clang) in build/fuzz/, each
+#                             run FUZZ_RUNS times over its seed corpus;
+#                             scripts/fuzz runs them for longer
 
 VERSION    := 0.1.0
 PKGS       := hwloc libtracefs libtraceevent json-c
@@ -94,6 +97,8 @@ INTEG      := $(wildcard tests/integration/*.t) $(wildcard scenarios/*/*.t)
 ifneq ($(SANITIZE),)
 INTEG      := $(filter-out tests/integration/arm64-qemu.t,$(INTEG))
 endif
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_BIN   := $(FUZZ_SRC:%.c=$(OUT)%)
 HEADERS    := $(wildcard lib/*.h scenarios/*.h scenarios/*/*.h cmd/*.h)
 TEST_HDRS  := tests/tap.h tests/json-path.h tests/signal-stream.h
 
@@ -196,6 +201,28 @@ check-layout:
 check-unit: all $(UNIT_BIN)
 	prove -v $(UNIT_BIN)
 
+# Fuzzing: the library and the scenarios built again with clang, coverage
+# instrumentation and ASan+UBSan in their own folder; one harness per
+# parser of outside input (tests/fuzz/fuzz-*.c), each with a seed corpus in
+# tests/fuzz/corpus/NAME/.  `make fuzz` is the short run CI does (a fixed
+# number of inputs each, corpus not grown); scripts/fuzz is the long one.
+FUZZ_CC   ?= clang
+FUZZ_O    ?= build/fuzz
+FUZZ_RUNS ?= 20000
+
+$(OUT)tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(SCEN_LIBS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CMD_INC) -Itests/fuzz -DFUZZ_TOP=\"$(CURDIR)\" $(DEFS) $(CPPFLAGS) $(PMS_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		-fsanitize=fuzzer -o $@ $< $(SCEN_LIBS) $(LIBA) $(LDLIBS)
+
+fuzzers: $(FUZZ_BIN)
+
+fuzz-build:
+	$(MAKE) O=$(FUZZ_O) CC=$(FUZZ_CC) SANITIZE=fuzzer-no-link,address,undefined fuzzers
+
+fuzz: fuzz-build
+	FUZZ_O=$(FUZZ_O) scripts/fuzz --no-build --runs $(FUZZ_RUNS)
+
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pmustress
 	install -D -m 644 pmustress.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmustress.1
@@ -206,4 +233,5 @@ clean:
 	rm -f $(UNIT_BIN) tests/bench/pms-bench pms-guest-init
 	rm -rf build
 
-.PHONY: all check-deps unit check check-unit check-layout install clean cross-arm64
+.PHONY: all check-deps unit check check-unit check-layout install clean cross-arm64 \
+	fuzz fuzz-build fuzzers
