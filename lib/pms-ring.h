@@ -31,7 +31,7 @@ struct pms_ring_counts {
  * pms_ring_parse - parse the records between @tail and @head of a perf ring
  * buffer's data area.
  * @data: the data area (the page after the control page)
- * @size: its size in bytes, a power of two
+ * @size: its size in bytes, a power of two, at least 8 (a record header)
  * @tail: the data_tail the reader had; @head: data_head, read with acquire
  * @sample_type: attr.sample_type; only fixed-size u64 fields are supported
  *	(IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD)
@@ -45,8 +45,9 @@ struct pms_ring_counts {
  * release semantics.
  *
  * Return: the new tail (@head when everything parsed), or -EINVAL for a bad
- * @size or an unsupported @sample_type, -EBADMSG for a record whose size is
- * 0, not a multiple of 8, or runs past @head (nothing after it is parsed).
+ * @size or an unsupported @sample_type, -EBADMSG when @head is more than
+ * @size past @tail (nothing is parsed) or for a record whose size is 0, not
+ * a multiple of 8, or runs past @head (nothing after it is parsed).
  */
 int64_t pms_ring_parse(const void *data, uint64_t size, uint64_t tail, uint64_t head,
 		       uint64_t sample_type, struct pms_ring_rec *out, size_t cap, size_t *n,

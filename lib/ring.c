@@ -79,8 +79,18 @@ int64_t pms_ring_parse_kept(const void *data, uint64_t size, uint64_t tail, uint
 	/* A record is at most 64 KiB (u16 size); ours are far smaller. */
 	uint64_t buf[8192];
 
-	if (!size || (size & (size - 1)) || (sample_type & ~(uint64_t)SUPPORTED_SAMPLE))
+	/* A ring smaller than a record header would have ring_copy() read past it. */
+	if (size < sizeof(struct perf_event_header) || (size & (size - 1)) ||
+	    (sample_type & ~(uint64_t)SUPPORTED_SAMPLE))
 		return -EINVAL;
+	/*
+	 * The rings are mapped writable, so the kernel never writes over
+	 * unread data and head is at most @size past tail.  Further means the
+	 * records are not all there; reading them anyway would take
+	 * ring_copy() past the data area.
+	 */
+	if (tail < head && head - tail > size)
+		return -EBADMSG;
 	while (tail < head) {
 		struct perf_event_header h;
 		struct pms_ring_rec r = { 0 };

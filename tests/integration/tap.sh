@@ -4,6 +4,10 @@
 tap_n=0
 tap_failed=0
 PMS=${PMS:-./pmustress}
+# schema.t names the in-tree binary as BIN before it sources this; a suite
+# run on another build (make check O=DIR or SANITIZE=..., which set PMS)
+# tests that build there too.
+[ "${BIN:-}" = ./pmustress ] && BIN=$PMS
 PY=/usr/bin/python3
 
 # A scratch directory removed at exit, where results go unless a test says
