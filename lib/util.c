@@ -480,7 +480,7 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || v > 1e7)
+	if (errno || end == s || !(v >= 0 && v <= 1e7))	/* NaN too */
 		return -EINVAL;
 	if (!*end) {
 		*out = (uint64_t)(v * (double)bare_unit_ns + 0.5);

@@ -113,6 +113,8 @@ static void test_numbers(void)
 	ok(!pms_parse_duration_ns("250us", 1, &v) && v == 250000, "250us");
 	ok(!pms_parse_duration_ns("2m", 1, &v) && v == 120000000000ull, "2m");
 	ok(pms_parse_duration_ns("", 1, &v) == -EINVAL, "empty duration");
+	ok(pms_parse_duration_ns("nan", 1, &v) == -EINVAL && pms_parse_duration_ns("nanms", 1, &v) == -EINVAL &&
+	   pms_parse_duration_ns("inf", 1, &v) == -EINVAL, "nan and inf refused (no undefined NaN to integer)");
 	ok(pms_parse_duration_ns("5 s", 1, &v) == -EINVAL, "space before unit");
 	ok(!pms_parse_u64("0x10", &v) && v == 16, "hex integer");
 	ok(pms_parse_u64("99999999999999999999999", &v) == -EINVAL, "overflowing integer");
