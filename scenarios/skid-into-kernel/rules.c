@@ -102,7 +102,7 @@ int pms_skid_analyze(const struct pms_skid_cfg *cfg, const struct pms_signal *si
 	pend = calloc(nrec ? nrec : 1, sizeof(*pend));
 	if (!res->findings || !smp || !sidx || !pend)
 		goto out;
-	res->judged[PMS_SKID_KERNEL_IP] = true;
+	res->judged[PMS_SKID_KERNEL_IP] = cfg->judge_kernel_ip;
 	res->judged[PMS_SKID_SAMPLE_NO_SIGNAL] = true;
 	res->judged[PMS_SKID_DROPPED] = !cfg->timer;
 	res->judged[PMS_SKID_OVER_ALLOWANCE] = !cfg->timer;
@@ -296,12 +296,14 @@ bool pms_skid_failed(const struct pms_skid_cfg *cfg, const struct pms_skid_resul
 		for (k = 0; k < PMS_SKID_NR; k++)
 			other |= res->by_kind[k] != 0;
 		off = (size_t)snprintf(reason, len, "%s (%llu signals, %llu samples, %llu "
-				       "matched), no kernel IP, max skid %llu (allowance %llu)",
+				       "matched), %s, max skid %llu (allowance %llu)",
 				       other ? "no judged finding" :
 				       "every overflow had its sample and its signal",
 				       (unsigned long long)res->signals,
 				       (unsigned long long)res->samples,
 				       (unsigned long long)res->matched,
+				       res->by_kind[PMS_SKID_KERNEL_IP] ? "kernel IPs as skid into "
+				       "the kernel gives them since 4.13" : "no kernel IP",
 				       (unsigned long long)res->skid_max,
 				       (unsigned long long)cfg->allowance);
 		for (k = 0; k < PMS_SKID_NR && other; k++) {

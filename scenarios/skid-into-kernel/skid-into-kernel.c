@@ -53,6 +53,9 @@ static const struct pms_opt_desc sk_opts[] = {
 	{ .name = "drain-interval", .type = PMS_OPT_INTERVAL, .def = "10ms", .min = 100000,
 	  .max = NS_PER_S, .arg = "TIME",
 	  .help = "how often the supervising thread drains the ring (bare number in us)" },
+	{ .name = "judge-kernel-ip", .type = PMS_OPT_FLAG,
+	  .help = "fail on samples with a kernel IP (by design since the 4.13 revert of the "
+		  "drop: reported, not judged, without this)" },
 	PMS_TRACE_OPTS,
 	{ .name = "inject-drop-every", .type = PMS_OPT_U64, .min = 2, .max = 1ull << 40,
 	  .arg = "N", .help = "TESTING: ignore every Nth signal (its sample stays): proves "
@@ -484,6 +487,7 @@ static void sk_run(struct pms_run *run)
 	if (!strcmp(run->arch, "x86_64") || !strcmp(run->arch, "aarch64"))
 		scfg.kernel_ip_mask = 1ull << 63;
 	scfg.max_findings = pms_opt_u64(&run->opts, "max-anomalies");
+	scfg.judge_kernel_ip = pms_opt_u64(&run->opts, "judge-kernel-ip");
 	ret = pms_skid_analyze(&scfg, st->rec.sig, nsig, st->recs, st->nr_recs, &st->counts,
 			       &sres);
 	if (ret) {

@@ -102,7 +102,7 @@ j=$tmp/task-clock.json
 $PMS run skid-into-kernel --duration 1s --event task-clock --json "$j" > /dev/null 2>&1
 rc=$?
 ok $([ $rc -eq 0 ] || [ $rc -eq 1 ]; echo $?) "task-clock: runs (exit $rc)"
-jtrue "$j" "(k := d['skid_into_kernel'])['judged']['interrupt_dropped'] is False and k['judged']['skid_over_allowance'] is False and k['judged']['kernel_ip'] and 'hrtimer' in k['interrupt']"
+jtrue "$j" "(k := d['skid_into_kernel'])['judged']['interrupt_dropped'] is False and k['judged']['skid_over_allowance'] is False and k['judged']['kernel_ip'] is False and 'hrtimer' in k['interrupt']"
 ok $? "task-clock: drops and skid reported ($(jget "$j" "d['skid_into_kernel']['findings']['interrupt_dropped']") drops), not judged"
 
 # Bad input: one line, exit 64, no file.

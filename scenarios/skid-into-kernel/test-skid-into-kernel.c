@@ -286,8 +286,14 @@ static void test_rules(void)
 	ok(r.nr_findings == 1 && r.findings[0].sample == 3 && r.findings[0].ip == KIP,
 	   "kernel IP: names sample #3 and its IP");
 	ok(r.matched == 4, "kernel IP: the sample is still matched with its signal");
+	ok(!r.judged[PMS_SKID_KERNEL_IP] && !pms_skid_failed(&c, &r, why, sizeof(why)) &&
+	   strstr(why, "not judged: kernel_ip 1"),
+	   "kernel IP reported, not judged by default: the kernel's design since 4.13 (%s)", why);
+	pms_skid_result_free(&r);
+	c.judge_kernel_ip = true;
+	analyze(&c, &r);
 	ok(pms_skid_failed(&c, &r, why, sizeof(why)) && strstr(why, "kernel_ip 1"),
-	   "kernel IP fails (%s)", why);
+	   "kernel IP fails with --judge-kernel-ip (%s)", why);
 	c.kernel_ip_mask = 0;
 	pms_skid_result_free(&r);
 	analyze(&c, &r);
@@ -392,8 +398,8 @@ static void test_rules(void)
 	c.timer = true;
 	analyze(&c, &r);
 	ok(r.by_kind[PMS_SKID_DROPPED] == 1 && !r.judged[PMS_SKID_DROPPED] &&
-	   !r.judged[PMS_SKID_OVER_ALLOWANCE] && r.judged[PMS_SKID_KERNEL_IP],
-	   "timer: drop reported, count rules not judged, kernel IP still judged");
+	   !r.judged[PMS_SKID_OVER_ALLOWANCE] && r.judged[PMS_SKID_SAMPLE_NO_SIGNAL],
+	   "timer: drop reported, count rules not judged, sample_no_signal still judged");
 	ok(!pms_skid_failed(&c, &r, why, sizeof(why)) &&
 	   strstr(why, "not judged: interrupt_dropped 1") && !strstr(why, "every overflow"),
 	   "timer: a drop does not fail, and is named (%s)", why);
