@@ -468,9 +468,18 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 	return o;
 }
 
-static void lift_words(const struct pms_cause_stat *cs, char *buf, size_t len, size_t *pos)
+/*
+ * An environment cause is claimed wherever it is present, not by its lift;
+ * and a long window may be long because of it (an event rotated off the
+ * PMU counts nothing for a while), which makes the length-adjusted lift
+ * meaningless there.  Say so instead of printing it.
+ */
+static void lift_words(const struct pms_cause_stat *cs, int c, char *buf, size_t len,
+		       size_t *pos)
 {
-	if (cs->lift < 0)
+	if (pms_cause_is_environment(c))
+		pms_append(buf, len, pos, "claimed where present)");
+	else if (cs->lift < 0)
 		pms_append(buf, len, pos, "no on-time window to compare with)");
 	else if (cs->never_on_time)
 		pms_append(buf, len, pos, "never with an on-time signal: lift at least %.1f)",
@@ -503,7 +512,7 @@ void pms_attrib_sentence(const struct pms_attrib_result *res, char *buf, size_t 
 		   (unsigned long long)total, pms_cause_name(res->dominant),
 		   100.0 * (double)cs->anomaly_windows / (double)res->anomalies,
 		   res->on_time ? 100.0 * (double)cs->on_time_windows / (double)res->on_time : 0);
-	lift_words(cs, buf, len, &pos);
+	lift_words(cs, res->dominant, buf, len, &pos);
 	if (res->unexplained)
 		pms_append(buf, len, &pos, "; %llu unexplained", (unsigned long long)res->unexplained);
 }
@@ -532,7 +541,7 @@ void pms_attrib_class_sentence(const struct pms_attrib_result *res, enum pms_cla
 	}
 	pms_append(buf, len, &pos, "%llu came with %s (", (unsigned long long)
 		   res->claimed_by_class[cls][best], pms_cause_name(best));
-	lift_words(&res->cause[best], buf, len, &pos);
+	lift_words(&res->cause[best], best, buf, len, &pos);
 	for (c = 0; c < PMS_CAUSE_NR; c++)
 		if (c != best && res->claimed_by_class[cls][c])
 			pms_append(buf, len, &pos, ", %llu with %s", (unsigned long long)
