@@ -178,7 +178,8 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 {
 	struct by_cause bc;
 	size_t i, last_ok = SIZE_MAX;
-	uint64_t from;
+	uint64_t from, on_time_count = 0;
+	bool count_back = false;
 	int c, ret;
 
 	memset(res, 0, sizeof(*res));
@@ -199,12 +200,17 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 	for (i = 0; i < n; i++) {
 		bool on_time = cls[i] == PMS_CLASS_ON_TIME;
 
-		if (window_of(sig, start_of(cls, i, last_ok), &from)) {
+		size_t st = start_of(cls, i, last_ok);
+
+		if (window_of(sig, st, &from)) {
 			uint64_t span = sig[i].time_ns - from;
 
+			if (sig[i].value < sig[st].value)
+				count_back = true;
 			if (on_time) {
 				res->on_time++;
 				res->on_time_ns += span;
+				on_time_count += sig[i].value - sig[st].value;
 			} else {
 				res->anomalies++;
 				res->anomaly_ns += span;
@@ -241,18 +247,31 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 		cs->never_on_time = !cs->on_time_windows;
 		cs->q = res->on_time ? (double)(cs->on_time_windows + 1) / (double)(res->on_time + 1) : 0;
 	}
+	/*
+	 * A window's length in counts of the counter where the values allow
+	 * (they never go back and on-time windows advance): a cause that
+	 * stops the counter (a DISABLE, rotation off the PMU) makes a window
+	 * long in time but not in counts, and must not thereby look expected.
+	 */
+	res->by_count = !count_back && on_time_count && res->on_time &&
+			!(cfg->window_by_time);
 	last_ok = SIZE_MAX;
 	for (i = 0; i < n; i++) {
-		double mean = res->on_time ? (double)res->on_time_ns / (double)res->on_time : 0;
+		double mean = !res->on_time ? 0 : res->by_count ?
+			      (double)on_time_count / (double)res->on_time :
+			      (double)res->on_time_ns / (double)res->on_time;
+		size_t st;
 
 		if (cls[i] == PMS_CLASS_ON_TIME) {
 			last_ok = i;
 			continue;
 		}
-		if (!res->on_time || !window_of(sig, start_of(cls, i, last_ok), &from))
+		st = start_of(cls, i, last_ok);
+		if (!res->on_time || !window_of(sig, st, &from))
 			continue;
 		for (c = 0; c < PMS_CAUSE_NR; c++)
-			res->cause[c].expected += chance_in(res->cause[c].q,
+			res->cause[c].expected += chance_in(res->cause[c].q, res->by_count ?
+							    (double)(sig[i].value - sig[st].value) :
 							    (double)(sig[i].time_ns - from), mean);
 	}
 	for (c = 0; c < PMS_CAUSE_NR; c++) {
@@ -424,11 +443,14 @@ json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,
 		"is given the environment cause (throttle, signal_queue_full, multiplex) found "
 		"in its window, else the correlated cause in its window with the highest lift "
 		"(the anomaly windows that held it / the number expected if each held it as "
-		"often as an on-time window of its length, with one pseudo-window holding it) "
+		"often as an on-time window of its length, measured in counts of the counter "
+		"where window_length says so, else in time, with one pseudo-window holding it) "
 		"if that lift is at least lift_min and the chance of that many windows at the "
 		"on-time rate (binomial) is below alpha; else it is unexplained"));
 	pms_json_add(o, "lift_min", json_object_new_double(cfg->lift_min));
 	pms_json_add(o, "alpha", json_object_new_double(cfg->alpha));
+	pms_json_add(o, "window_length", json_object_new_string(res->by_count ? "counts" :
+								  "time"));
 	pms_json_add(o, "complete", json_object_new_boolean(cfg->complete));
 	json_object_object_add(o, "incomplete_why", cfg->incomplete_why ?
 		     json_object_new_string(cfg->incomplete_why) : NULL);

@@ -50,6 +50,7 @@ struct pms_attrib_cfg {
 	bool complete;		/* every source was captured in full */
 	const char *incomplete_why;
 	bool traced;		/* scheduler trace present (else rebinds stand in) */
+	bool window_by_time;	/* measure windows in time even where counts would do */
 };
 
 struct pms_cause_stat {
@@ -70,6 +71,7 @@ struct pms_attrib_result {
 	uint64_t anomalies, on_time;	/* windows of each kind */
 	uint64_t anomaly_ns, on_time_ns;	/* their total length */
 	uint64_t unexplained;
+	bool by_count;			/* windows measured in counts, not time */
 	struct pms_cause_stat cause[PMS_CAUSE_NR];
 	int dominant;			/* enum pms_cause, or -1: none claimed */
 	uint64_t anomalies_by_class[PMS_CLASS_NR];

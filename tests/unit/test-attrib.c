@@ -353,6 +353,46 @@ int main(int argc, char **argv)
 		pms_attrib_free(&res);
 	}
 
+	/*
+	 * 10: a cause that stops the counter (a DISABLE storm) makes its
+	 * windows long in time, not in counts: 20 gap windows of 100 STEP in
+	 * time but 2 periods in counts, each holding a DISABLE, which 10 of
+	 * 979 on-time windows hold too.  In counts the chance of a gap window
+	 * is about twice an on-time one's, so 20 of 20 stands out; in time it
+	 * is nearly certain, and would not.
+	 */
+	{
+		uint64_t t = 0, v = 0;
+
+		for (i = 0; i < N; i++) {
+			bool gap = i % 50 == 49;
+
+			t += gap ? 100 * STEP : STEP;
+			v += gap ? 2000 : 1000;
+			sig[i].time_ns = t;
+			sig[i].value = v;
+			cls[i] = gap ? PMS_CLASS_GAP : PMS_CLASS_ON_TIME;
+		}
+		n = 0;
+		for (i = 0; i < N; i++)
+			if (cls[i] == PMS_CLASS_GAP || i % 100 == 10)
+				n = put(ev, n, i, PMS_CAUSE_IOCTL_DISABLE);
+		ok(!pms_attrib_run(&cfg, sig, cls, N, ev, n, &res), "run: DISABLE storm in counts");
+		m = &res.cause[PMS_CAUSE_IOCTL_DISABLE];
+		ok(res.by_count && m->lift > 10 && m->claimed == 20,
+		   "windows in counts: lift %.1f, claimed for all 20", m->lift);
+		pms_attrib_free(&res);
+		cfg.window_by_time = true;
+		ok(!pms_attrib_run(&cfg, sig, cls, N, ev, n, &res), "run: the same in time");
+		m = &res.cause[PMS_CAUSE_IOCTL_DISABLE];
+		ok(!res.by_count && m->lift < 2 && !m->claimed,
+		   "windows in time: lift %.2f, the long windows expect it, not claimed", m->lift);
+		pms_attrib_free(&res);
+		cfg.window_by_time = false;
+		for (i = 0; i < N; i++)
+			sig[i].value = 0;
+	}
+
 	is_str(pms_cause_name(PMS_CAUSE_NR), "unexplained", "out of range names unexplained");
 
 	fixture_injected(fixdir, &cfg);
