@@ -63,7 +63,7 @@ if [ -d "$base" ]; then
 	ok $? "it pairs the fresh runs with the baseline's mover and aux-pause runs ($(jget "$tmp/cmp.json" "[p['status'] for p in d['pairs']]"))"
 	jtrue "$tmp/cmp.json" "[p['status'] for p in d['pairs'] if 'aux-pause' in json.dumps(p)] == ['SAME']"
 	ok $? "the aux_action matrix on 6.1 is the SAME as the baseline's"
-	n_base=$(ls "$(ls -d "$base"/6.1.*/ | head -1)" | grep -c '^lost-overflow.*\.json$\|^disable-storm.*\.json$\|^ioctl-semantics\.json$')
+	n_base=$(ls "$(ls -d "$base"/6.1.*/ | head -1)" | grep -c '^lost-overflow.*\.json$\|^disable-storm.*\.json$\|^ioctl-semantics\.json$\|^skid-into-kernel.*\.json$')
 	jtrue "$tmp/cmp.json" "len(d['only_old']) == $n_base - 1"
 	ok $? "the baseline's other runs (control, kernel, taskset, ...) are reported as unpaired ($(jget "$tmp/cmp.json" "len(d['only_old'])") of $n_base)"
 else
