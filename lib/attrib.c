@@ -330,6 +330,20 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 	return 0;
 }
 
+int pms_attrib_schedule_out_cause(const struct pms_attrib_result *res,
+				  bool multiplex_under_test)
+{
+	int c, best = -1;
+
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		if ((!pms_cause_is_environment(c) ||
+		     (c == PMS_CAUSE_MULTIPLEX && multiplex_under_test)) &&
+		    res->cause[c].claimed &&
+		    (best < 0 || res->cause[c].claimed > res->cause[best].claimed))
+			best = c;
+	return best;
+}
+
 void pms_attrib_free(struct pms_attrib_result *res)
 {
 	free(res->chosen);

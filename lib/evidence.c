@@ -5,6 +5,7 @@
  * and the evidence list (see pms-evidence.h).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,23 @@ json_object *pms_perf_records_json(const struct pms_ring_counts *c, unsigned int
 	return o;
 }
 
+void pms_env_throttled(char *buf, size_t len, size_t *pos, uint64_t records,
+		       const struct pms_tracing *t, const char *note, bool knob)
+{
+	pms_append(buf, len, pos, "%sthe kernel throttled the event (%llu THROTTLE records%s; "
+		   "kernel.perf_event_max_sample_rate %lld -> %lld)%s", *pos ? "; " : "",
+		   (unsigned long long)records, note, t->max_rate_before, t->max_rate_after,
+		   knob ? ": raise kernel.perf_event_max_sample_rate or lengthen --period" : "");
+}
+
+void pms_env_sigio(char *buf, size_t len, size_t *pos, uint64_t n)
+{
+	pms_append(buf, len, pos, "%s%llu signals fell back to SIGIO: this uid's pending-signal "
+		   "queue (RLIMIT_SIGPENDING, SigQ in /proc/PID/status) was full: raise ulimit -i "
+		   "or stop other signal-heavy processes of the uid", *pos ? "; " : "",
+		   (unsigned long long)n);
+}
+
 void pms_tracing_fini(struct pms_tracing *t)
 {
 	pms_trace_destroy(&t->trace);
@@ -196,6 +214,15 @@ void pms_evbuf_add_sched(struct pms_evbuf *b, const struct pms_tracing *t)
 		else if (e->kind == PMS_EV_SWITCH_OUT)
 			pms_evbuf_add(b, e->time_ns, PMS_CAUSE_SWITCH_OUT, e->state, -1);
 	}
+}
+
+void pms_evbuf_add_sigio(struct pms_evbuf *b, const struct pms_signal *sig, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (sig[i].si_code != POLL_IN)
+			pms_evbuf_add(b, sig[i].time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
 }
 
 int pms_evbuf_finish(struct pms_evbuf *b)

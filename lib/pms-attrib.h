@@ -90,6 +90,14 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 
 void pms_attrib_free(struct pms_attrib_result *res);
 
+/*
+ * The schedule-out cause claimed for the most anomalies, or -1: never an
+ * environment cause, except multiplexing when @multiplex_under_test (the
+ * run made the PMU rotate on purpose).  What known bugs are matched on.
+ */
+int pms_attrib_schedule_out_cause(const struct pms_attrib_result *res,
+				  bool multiplex_under_test);
+
 /* Sort evidence by time (stable for equal stamps). */
 void pms_evidence_sort(struct pms_evidence *ev, size_t n);
 

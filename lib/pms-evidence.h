@@ -92,6 +92,16 @@ void pms_tracing_gaps(const struct pms_tracing *t, const char *no_trace_hint, ch
 json_object *pms_perf_records_json(const struct pms_ring_counts *c, unsigned int pages,
 				   bool mapped, const char *error);
 
+/*
+ * The environment's sentences, appended at *@pos ("; " before when not
+ * first): throttling, with @records THROTTLE records, @note after their
+ * count, the sample-rate ceiling before and after, and with @knob what to
+ * turn; the SIGIO fallback of @n signals and what to do about it.
+ */
+void pms_env_throttled(char *buf, size_t len, size_t *pos, uint64_t records,
+		       const struct pms_tracing *t, const char *note, bool knob);
+void pms_env_sigio(char *buf, size_t len, size_t *pos, uint64_t n);
+
 /* Release tracefs, free the events.  Safe on a zeroed struct and twice. */
 void pms_tracing_fini(struct pms_tracing *t);
 
@@ -107,6 +117,9 @@ void pms_evbuf_add(struct pms_evbuf *b, uint64_t time_ns, enum pms_cause cause, 
 
 /* The trace's migrations (from/to CPU) and switch-outs (state). */
 void pms_evbuf_add_sched(struct pms_evbuf *b, const struct pms_tracing *t);
+
+/* Signals that fell back to SIGIO (si_code not POLL_IN): the queue was full. */
+void pms_evbuf_add_sigio(struct pms_evbuf *b, const struct pms_signal *sig, size_t n);
 
 /* Sort for pms_attrib_run(); return -ENOMEM (and free) if any add failed. */
 int pms_evbuf_finish(struct pms_evbuf *b);

@@ -220,6 +220,13 @@ static long long rlim_ll(rlim_t r)
 	return r == RLIM_INFINITY ? -1 : (long long)r;
 }
 
+/* Another process of the uid holds 90% of the queue or more. */
+static bool sigq_nearly_full(const struct pms_run *run)
+{
+	return run->sigq_limit_start > 0 &&
+	       run->sigq_pending_start * 10 >= run->sigq_limit_start * 9;
+}
+
 void pms_run_sigq_begin(struct pms_run *run)
 {
 	struct rlimit rl;
@@ -236,8 +243,7 @@ void pms_run_sigq_begin(struct pms_run *run)
 		run->sigpending_soft = rlim_ll(rl.rlim_cur);
 	}
 	read_sigq(&run->sigq_pending_start, &run->sigq_limit_start);
-	if (run->sigq_limit_start > 0 &&
-	    run->sigq_pending_start * 10 >= run->sigq_limit_start * 9)
+	if (sigq_nearly_full(run))
 		fprintf(stderr, "pmustress: warning: this uid already has %lld of %lld "
 			"signals queued (SigQ, RLIMIT_SIGPENDING): overflow signals will fall "
 			"back to SIGIO; stop the process holding them or raise ulimit -i\n",
@@ -257,8 +263,8 @@ json_object *pms_run_sigq_end(const struct pms_run *run)
 	json_object_object_add(o, "pending_at_start", LL(run->sigq_pending_start));
 	json_object_object_add(o, "limit_at_start", LL(run->sigq_limit_start));
 	json_object_object_add(o, "pending_at_end", LL(pending));
-	json_object_object_add(o, "nearly_full_at_start", json_object_new_boolean(
-		run->sigq_limit_start > 0 && run->sigq_pending_start * 10 >= run->sigq_limit_start * 9));
+	json_object_object_add(o, "nearly_full_at_start",
+			       json_object_new_boolean(sigq_nearly_full(run)));
 #undef LL
 	return o;
 }

@@ -437,13 +437,9 @@ static bool environment(const struct pms_sigrun *s, const struct pms_attrib_resu
 	if (s->ring_cnt.throttle || lowered) {
 		bool in_windows = ar->cause[PMS_CAUSE_THROTTLE].claimed || (!ring_ok && lowered);
 
-		pms_append(buf, len, &pos, "the kernel throttled the event (%llu THROTTLE "
-			   "records%s; kernel.perf_event_max_sample_rate %lld -> %lld)%s",
-			   (unsigned long long)s->ring_cnt.throttle,
-			   ring_ok && !in_windows ? ", none in an anomaly's window" : "",
-			   s->tr.max_rate_before, s->tr.max_rate_after,
-			   in_windows ? ": raise kernel.perf_event_max_sample_rate or lengthen "
-			   "--period" : "");
+		pms_env_throttled(buf, len, &pos, s->ring_cnt.throttle, &s->tr,
+				  ring_ok && !in_windows ? ", none in an anomaly's window" : "",
+				  in_windows);
 		explains |= in_windows;
 	}
 	if (s->k.times_valid && s->k.time_enabled &&
@@ -459,10 +455,7 @@ static bool environment(const struct pms_sigrun *s, const struct pms_attrib_resu
 		explains |= !asked;
 	}
 	if (s->rec.sigio) {
-		pms_append(buf, len, &pos, "%s%llu signals fell back to SIGIO: this uid's "
-			   "pending-signal queue (RLIMIT_SIGPENDING, SigQ in /proc/PID/status) was "
-			   "full: raise ulimit -i or stop other signal-heavy processes of the uid",
-			   pos ? "; " : "", (unsigned long long)s->rec.sigio);
+		pms_env_sigio(buf, len, &pos, s->rec.sigio);
 		explains = true;
 	}
 	return explains;
@@ -504,9 +497,7 @@ static int gather_evidence(const struct pms_sigrun *s, const struct pms_evidence
 	for (i = 0; s->use_mover && i < s->mover.log_n; i++)
 		pms_evbuf_add(b, s->mover.log[i].time_ns, PMS_CAUSE_REBIND, -1,
 			      s->mover.log[i].cpu);
-	for (i = 0; i < n; i++)
-		if (s->rec.sig[i].si_code != POLL_IN)
-			pms_evbuf_add(b, s->rec.sig[i].time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
+	pms_evbuf_add_sigio(b, s->rec.sig, n);
 	/*
 	 * Multiplexed out between two signals: time_enabled - time_running,
 	 * read in the handler, grew.  Placed halfway, inside the later
@@ -623,13 +614,13 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	env_any = environment(s, &ar, env, sizeof(env));
 	if (run->verdict == PMS_VERDICT_FAIL ||
 	    (run->verdict == PMS_VERDICT_PASS && (res->lost || res->anomalies_total) && env_any)) {
-		uint64_t kernel = 0;
-		int c;
+		/*
+		 * Bugs are matched on schedule-out causes, never on environment;
+		 * multiplexing asked for with --competing-events is a schedule-out
+		 * under test.
+		 */
+		int best = pms_attrib_schedule_out_cause(&ar, s->k.competing_open > 0);
 
-		for (c = 0; c < PMS_CAUSE_NR; c++)
-			if (!pms_cause_is_environment(c) ||
-			    (c == PMS_CAUSE_MULTIPLEX && s->k.competing_open))
-				kernel += ar.cause[c].claimed;
 		/* The failing class's own causes first: that is what was judged. */
 		sentence[0] = '\0';
 		if (res->lost_judged && res->lost)
@@ -642,7 +633,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			pms_attrib_class_sentence(&ar, PMS_CLASS_LATE, sentence, sizeof(sentence));
 		if (!sentence[0])
 			pms_attrib_sentence(&ar, sentence, sizeof(sentence));
-		if (env_any && !kernel) {
+		if (env_any && best < 0) {
 			/*
 			 * The kernel did what it was configured to do and no
 			 * schedule-out path explains anything: not a kernel bug.
@@ -656,22 +647,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			pms_run_append_reason(run, "attribution: %s", sentence);
 			pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 		} else {
-			const char *cause = NULL;
-			int best = -1;
-
-			/*
-			 * Bugs are matched on schedule-out causes, never on
-			 * environment; multiplexing asked for with
-			 * --competing-events is a schedule-out under test.
-			 */
-			for (c = 0; c < PMS_CAUSE_NR; c++)
-				if ((!pms_cause_is_environment(c) ||
-				     (c == PMS_CAUSE_MULTIPLEX && s->k.competing_open)) &&
-				    ar.cause[c].claimed &&
-				    (best < 0 || ar.cause[c].claimed > ar.cause[best].claimed))
-					best = c;
-			if (best >= 0)
-				cause = pms_cause_name(best);
+			const char *cause = best >= 0 ? pms_cause_name(best) : NULL;
 
 			pms_run_append_reason(run, "attribution: %s%s", sentence,
 					      cfg.complete ? "" : " (incomplete: see attribution)");

@@ -305,7 +305,7 @@ static void sk_attribute(struct pms_run *run, struct sk_state *st, const uint8_t
 	struct pms_evbuf eb = { 0 };
 	char why[512];
 	size_t i, pos = 0;
-	int c, best = -1;
+	int best;
 
 	sentence[0] = env[0] = '\0';
 	*cause = failed ? "unexplained" : NULL;
@@ -325,10 +325,7 @@ static void sk_attribute(struct pms_run *run, struct sk_state *st, const uint8_t
 	for (i = 0; i < st->nr_recs; i++)
 		if (st->recs[i].type == PERF_RECORD_THROTTLE)
 			pms_evbuf_add(&eb, st->recs[i].time_ns, PMS_CAUSE_THROTTLE, -1, -1);
-	for (i = 0; i < nsig; i++)
-		if (st->rec.sig[i].si_code != POLL_IN)
-			pms_evbuf_add(&eb, st->rec.sig[i].time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL,
-				      -1, -1);
+	pms_evbuf_add_sigio(&eb, st->rec.sig, nsig);
 	if (pms_evbuf_finish(&eb) || pms_attrib_run(&cfg, st->rec.sig, cls, nsig, eb.ev, eb.n,
 						    &ar)) {
 		pms_evbuf_free(&eb);
@@ -352,25 +349,15 @@ static void sk_attribute(struct pms_run *run, struct sk_state *st, const uint8_t
 		pms_append(sentence, len, &pos, " (incomplete: see attribution)");
 	}
 	/* Known bugs are matched on schedule-out causes, never on environment. */
-	for (c = 0; c < PMS_CAUSE_NR; c++)
-		if (!pms_cause_is_environment(c) && ar.cause[c].claimed &&
-		    (best < 0 || ar.cause[c].claimed > ar.cause[best].claimed))
-			best = c;
+	best = pms_attrib_schedule_out_cause(&ar, false);
 	if (failed && best >= 0)
 		*cause = pms_cause_name(best);
 	pos = 0;
 	if (failed && best < 0 && (ar.cause[PMS_CAUSE_THROTTLE].claimed ||
 				   (!st->counts.throttle && pms_tracing_rate_lowered(&st->tr))))
-		pms_append(env, envlen, &pos, "the kernel throttled the event (%llu THROTTLE "
-			   "records; kernel.perf_event_max_sample_rate %lld -> %lld): raise "
-			   "kernel.perf_event_max_sample_rate or lengthen --period",
-			   (unsigned long long)st->counts.throttle, st->tr.max_rate_before,
-			   st->tr.max_rate_after);
+		pms_env_throttled(env, envlen, &pos, st->counts.throttle, &st->tr, "", true);
 	if (failed && best < 0 && ar.cause[PMS_CAUSE_SIGNAL_QUEUE_FULL].claimed)
-		pms_append(env, envlen, &pos, "%s%llu signals fell back to SIGIO: this uid's "
-			   "pending-signal queue (RLIMIT_SIGPENDING) was full: raise ulimit -i or "
-			   "stop other signal-heavy processes of the uid", pos ? "; " : "",
-			   (unsigned long long)ar.cause[PMS_CAUSE_SIGNAL_QUEUE_FULL].events);
+		pms_env_sigio(env, envlen, &pos, ar.cause[PMS_CAUSE_SIGNAL_QUEUE_FULL].events);
 	pms_attrib_free(&ar);
 	pms_evbuf_free(&eb);
 }
