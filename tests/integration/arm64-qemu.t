@@ -8,6 +8,16 @@
 # killed.
 . tests/integration/tap.sh
 
+# guest_result DIR LABEL WHAT: the 6.1 result of run LABEL under $tmp/DIR,
+# checked to exist and to validate, in $res (/nonexistent if none).
+guest_result() {
+	res=$(ls "$tmp"/"$1"/6.1.*/"$2".json 2>/dev/null | head -1)
+	[ -n "$res" ]; ok $? "one result for 6.1 x $2 (${res#$tmp/})"
+	[ -n "$res" ] || res=/nonexistent
+	tests/helpers/validate-json results/schema/result.schema.json "$res" > "$tmp/v" 2>&1
+	ok $? "$3 validates against the schema"
+}
+
 base=results/baseline/emulated-arm64
 
 if [ "$(id -u)" -ne 0 ] && ! command -v qemu-system-aarch64 >/dev/null; then
@@ -24,11 +34,8 @@ if [ $rc -eq 69 ] && grep -q "no Debian arm64 kernel package\|cannot download" "
 fi
 ok $rc "kernel-matrix exits 0 (every result came back), got $rc"
 [ $rc -eq 0 ] || diag < "$tmp/matrix.err"
-j=$(ls "$tmp"/m/6.1.*/lo.json 2>/dev/null | head -1)
-[ -n "$j" ]; ok $? "one result for 6.1 x lo (${j#$tmp/})"
-[ -n "$j" ] || j=/nonexistent
-tests/helpers/validate-json results/schema/result.schema.json "$j" > "$tmp/v" 2>&1
-ok $? "the guest's result validates against the schema"
+guest_result m lo "the guest's result"
+j=$res
 jtrue "$j" "d['host']['arch'] == 'aarch64' and d['host']['kernel']['release'].startswith('6.1.')"
 ok $? "it ran on an arm64 6.1 kernel"
 jtrue "$j" "d['counter']['name'] == 'cycles' and not d['counter']['substitute'] and d['counter']['pmu'].startswith('armv8_pmuv3') and d['counter']['attr']['type'] == 0"
@@ -79,11 +86,8 @@ scripts/kernel-matrix --kernel 6.1 --run "ts run lost-overflow --mover taskset -
 rc=$?
 ok $rc "kernel-matrix --sysctl --append with a taskset-mover run exits 0, got $rc"
 [ $rc -eq 0 ] || diag < "$tmp/ts.err"
-t=$(ls "$tmp"/ts/6.1.*/ts.json 2>/dev/null | head -1)
-[ -n "$t" ]; ok $? "one result for 6.1 x ts (${t#$tmp/})"
-[ -n "$t" ] || t=/nonexistent
-tests/helpers/validate-json results/schema/result.schema.json "$t" > "$tmp/v" 2>&1
-ok $? "the taskset run's result validates against the schema"
+guest_result ts ts "the taskset run's result"
+t=$res
 jtrue "$t" "d['mover']['kind'] == 'taskset' and d['mover']['rebinds_requested'] > 0 and d['mover']['rebinds_failed'] == 0"
 ok $? "taskset mover in the guest: $(jget "$t" "d['mover']['rebinds_requested']") rebinds, $(jget "$t" "d['mover']['rebinds_failed']") failed"
 jtrue "$t" "d['mover']['migrations_sched'] > 0 and d['mover']['migrations_counted'] > 0"
