@@ -77,16 +77,17 @@ ok $? "signals stop: the watchdog fired, the figures are in the verdict"
 # page-faults: declared restart-on-enable; what the kernel does is measured
 # and the oracle applies that, so the restart itself is never called a loss.
 # On 6.18 a page-faults storm now and then leaves one overflow a few dozen
-# counts off its grid or unsignalled (about 1 in 100, seen in 3 of 6 runs):
-# a finding the run reports, so either verdict is accepted here, but never
-# an error, and never a loss the restart semantics would explain.
+# counts off its grid (class late) or unsignalled (lost, gap); about 1 run
+# in 2 shows one: a finding the run reports, so either verdict is accepted
+# here, but never an error, and never a loss the restart semantics would
+# explain.
 j=$tmp/page-faults.json
 $PMS run disable-storm --duration "$D" --event page-faults --period 1000 --json "$j" > "$tmp/pf.out"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 1 ]; ok $? "page-faults: runs and is judged (exit $rc)"
 [ $rc -eq 0 ] || diag "$(tail -3 "$tmp/pf.out")"
-jtrue "$j" "d['verdict'] == 'pass' or (d['oracle']['lost'] + d['oracle']['classes']['gap'] > 0 and d['disable_storm']['restarts_to_oracle'] is None)"
-ok $? "page-faults: a fail names lost overflows on the measured grid, not restarts"
+jtrue "$j" "d['verdict'] == 'pass' or (d['oracle']['lost'] + d['oracle']['classes']['gap'] + d['oracle']['classes']['late'] > 0 and d['disable_storm']['restarts_to_oracle'] is None)"
+ok $? "page-faults: a fail names lost or off-grid overflows on the measured grid, not restarts"
 jtrue "$j" "d['workload']['kind'] == 'page-faults' and d['counter']['semantics'] == 'restart_on_enable' and d['disable_storm']['enable_semantics']['probe']['applies']"
 ok $? "page-faults: faulting workload, declared restart_on_enable, probe ran"
 E="d['disable_storm']['enable_semantics']"
