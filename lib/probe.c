@@ -24,6 +24,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1287,6 +1290,184 @@ static void feat_use_clockid(struct probe_ctx *c, json_object *feats)
 		pms_errno_name(err));
 }
 
+/*
+ * What the sigtrap scenario relies on, each probed on its own so that a
+ * result says which part an older kernel lacks.
+ */
+static void feat_remove_on_exec(struct probe_ctx *c, json_object *feats)
+{
+	struct perf_event_attr attr;
+	int fd, err, without;
+
+	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	attr.sigtrap = 1;
+	attr.sig_data = SIGTRAP_PROBE_DATA;
+	fd = perf_open(&attr);		/* sigtrap without remove_on_exec */
+	without = fd >= 0 ? 0 : errno;
+	if (fd >= 0)
+		close(fd);
+	attr.remove_on_exec = 1;
+	attr.sigtrap = 0;
+	fd = perf_open(&attr);
+	if (fd >= 0) {
+		close(fd);
+		feature(c, feats, "remove_on_exec", 1, "remove_on_exec=1 opens; sigtrap=1 "
+			"without it %s", without ? pms_errno_name(without) : "opens too (unexpected)");
+		return;
+	}
+	err = errno;
+	if (feature_unknown(c, feats, "remove_on_exec", err))
+		return;
+	feature(c, feats, "remove_on_exec", 0, "%s: remove_on_exec=1 rejected (5.13+)",
+		pms_errno_name(err));
+}
+
+static void feat_sigtrap_inherit_thread(struct probe_ctx *c, json_object *feats)
+{
+	struct perf_event_attr attr;
+	int fd, err, alone;
+
+	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	attr.sigtrap = 1;
+	attr.remove_on_exec = 1;
+	attr.sig_data = SIGTRAP_PROBE_DATA;
+	attr.inherit_thread = 1;	/* without inherit: the kernel must refuse */
+	fd = perf_open(&attr);
+	alone = fd >= 0 ? 0 : errno;
+	if (fd >= 0)
+		close(fd);
+	attr.inherit = 1;
+	fd = perf_open(&attr);
+	if (fd >= 0) {
+		close(fd);
+		feature(c, feats, "sigtrap_inherit_thread", 1, "sigtrap with inherit=1 "
+			"inherit_thread=1 opens; inherit_thread without inherit %s",
+			alone ? pms_errno_name(alone) : "opens too (unexpected)");
+		return;
+	}
+	err = errno;
+	if (feature_unknown(c, feats, "sigtrap_inherit_thread", err))
+		return;
+	feature(c, feats, "sigtrap_inherit_thread", 0, "%s: sigtrap with inherit=1 "
+		"inherit_thread=1 rejected", pms_errno_name(err));
+}
+
+static volatile uint64_t probe_watched[16] __attribute__((aligned(64)));
+
+static void watch_attr(struct perf_event_attr *attr, volatile void *addr)
+{
+	base_attr(attr, PERF_TYPE_BREAKPOINT, 0);
+	attr->bp_type = HW_BREAKPOINT_W;
+	attr->bp_addr = (uintptr_t)addr;
+	attr->bp_len = HW_BREAKPOINT_LEN_8;
+	attr->sample_period = 1;
+	attr->sigtrap = 1;
+	attr->remove_on_exec = 1;
+	attr->sig_data = SIGTRAP_PROBE_DATA;
+}
+
+static void feat_sigtrap_modify(struct probe_ctx *c, json_object *feats)
+{
+	struct perf_event_attr attr;
+	int fd, err, ret;
+
+	watch_attr(&attr, &probe_watched[0]);
+	fd = perf_open(&attr);
+	if (fd < 0) {
+		err = errno;
+		if (!feature_unknown(c, feats, "sigtrap_modify_attributes", err))
+			feature(c, feats, "sigtrap_modify_attributes", -1, "%s: no sigtrap "
+				"watchpoint opens here, cannot tell", pms_errno_name(err));
+		return;
+	}
+	attr.bp_addr = (uintptr_t)&probe_watched[8];
+	ret = ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &attr);
+	err = errno;
+	close(fd);
+	if (!ret)
+		feature(c, feats, "sigtrap_modify_attributes", 1, "PERF_EVENT_IOC_MODIFY_ATTRIBUTES "
+			"moves a sigtrap watchpoint's bp_addr");
+	else
+		feature(c, feats, "sigtrap_modify_attributes", 0, "%s: "
+			"PERF_EVENT_IOC_MODIFY_ATTRIBUTES on a sigtrap watchpoint refused (4.17+ "
+			"for breakpoints, 5.13+ applied to inherited children)", pms_errno_name(err));
+}
+
+static volatile uint32_t probe_flags, probe_traps;
+
+static void probe_on_trap(int signo, siginfo_t *si, void *uc)
+{
+	uint32_t flags;
+
+	/* si_perf_flags: after the header, si_addr, si_perf_data and si_perf_type. */
+	memcpy(&flags, (const char *)si + 16 + 2 * sizeof(void *) + 4, sizeof(flags));
+	probe_flags = flags;
+	probe_traps++;
+}
+
+/*
+ * In a child, because a kernel without si_perf_flags (before 5.18) forces a
+ * SIGTRAP that arrives blocked, which kills the task: block SIGTRAP, write
+ * a watched variable, unblock.  Exit 10: delivered at the unblock with
+ * TRAP_PERF_FLAG_ASYNC; 11: delivered without it; 12: not delivered.
+ */
+static void feat_sigtrap_flags(struct probe_ctx *c, json_object *feats)
+{
+	const char *name = "sigtrap_si_perf_flags";
+	struct perf_event_attr attr;
+	int status = 0, i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		feature(c, feats, name, -1, "fork: %s: cannot tell", pms_errno_name(errno));
+		return;
+	}
+	if (pid == 0) {
+		struct sigaction sa = { 0 };
+		sigset_t set;
+		int fd;
+
+		sa.sa_sigaction = probe_on_trap;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, NULL);
+		watch_attr(&attr, &probe_watched[0]);
+		attr.disabled = 0;
+		fd = perf_open(&attr);
+		if (fd < 0)
+			_exit(13);
+		sigemptyset(&set);
+		sigaddset(&set, SIGTRAP);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		probe_watched[0] = 1;
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		_exit(!probe_traps ? 12 : probe_flags & 1 ? 10 : 11);
+	}
+	/* A child that does not end in 5 s is stuck: kill it rather than wait. */
+	for (i = 0; i < 2500 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		poll(NULL, 0, 2);
+	if (i == 2500) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		feature(c, feats, name, -1, "the probe child did not finish: cannot tell");
+		return;
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP)
+		feature(c, feats, name, 0, "a SIGTRAP raised while blocked killed the task: the "
+			"kernel forces it (before 5.18, no si_perf_flags)");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 10)
+		feature(c, feats, name, 1, "a SIGTRAP raised while blocked came at the unblock with "
+			"si_perf_flags TRAP_PERF_FLAG_ASYNC");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 11)
+		feature(c, feats, name, 0, "a SIGTRAP raised while blocked came at the unblock "
+			"without TRAP_PERF_FLAG_ASYNC");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 13)
+		feature(c, feats, name, -1, "no sigtrap watchpoint opens here: cannot tell");
+	else
+		feature(c, feats, name, -1, "the probe child ended with status 0x%x: cannot tell",
+			(unsigned int)status);
+}
+
 static void probe_features(struct probe_ctx *c, json_object *root, bool hw)
 {
 	json_object *feats = jobj(c);
@@ -1296,6 +1477,10 @@ static void probe_features(struct probe_ctx *c, json_object *root, bool hw)
 	feat_exclude_host(c, feats, hw);
 	feat_hw_breakpoint(c, feats);
 	feat_use_clockid(c, feats);
+	feat_remove_on_exec(c, feats);
+	feat_sigtrap_inherit_thread(c, feats);
+	feat_sigtrap_modify(c, feats);
+	feat_sigtrap_flags(c, feats);
 	jset(c, root, "features", feats);
 }
 
