@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "scenarios.h"
 
 static const struct pms_command commands[] = {
 	{ "run", cmd_run, "run SCENARIO [options]   run a scenario, write its JSON result",
@@ -109,6 +110,16 @@ int main(int argc, char **argv)
 	if (is_help(argv[1])) {
 		pms_usage(stdout);
 		return 0;
+	}
+	/* Not a command: a scenario's own child process (after exec), never for users. */
+	if (!strcmp(argv[1], "__helper")) {
+		const struct pms_scenario *sc = argc > 2 ? pms_scenario_find(argv[2]) : NULL;
+
+		if (!sc || !sc->helper) {
+			pms_err("__helper: internal use only");
+			return PMS_EXIT_USAGE;
+		}
+		return sc->helper(argc - 2, argv + 2);
 	}
 	c = pms_command_find(argv[1]);
 	if (!c) {

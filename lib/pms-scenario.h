@@ -54,6 +54,12 @@ struct pms_scenario {
 	void (*run)(struct pms_run *run);
 	/* Always called when setup was called; puts the system back as found. */
 	void (*teardown)(struct pms_run *run);
+	/*
+	 * NULL, or the entry of a helper process the scenario runs itself
+	 * (`pmustress __helper NAME ARGS...`, e.g. a child after exec):
+	 * @argv[0] is NAME.  Return: the process's exit status.
+	 */
+	int (*helper)(int argc, char **argv);
 };
 
 struct pms_run {
@@ -141,6 +147,9 @@ enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *
  * @exclude_kernel: the counter's exclude_kernel bit, -1 unknown
  */
 void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel);
+
+/* pms_run_known_issues() for a run whose event had attr.sigtrap set. */
+void pms_run_known_issues_sigtrap(struct pms_run *run, const char *cause, int exclude_kernel);
 
 const char *pms_verdict_name(enum pms_verdict v);
 

@@ -137,11 +137,13 @@ enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *
 	return PMS_OK;
 }
 
-void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel)
+static void known_issues(struct pms_run *run, const char *cause, int exclude_kernel,
+			 bool sigtrap)
 {
 	struct pms_known_ctx ctx = {
 		.arch = run->arch, .scenario = run->sc->name, .cause = cause,
 		.exclude_kernel = exclude_kernel, .vhe = -1, .pseudo_nmi = -1,
+		.sigtrap = sigtrap,
 	};
 	json_object *k, *pmu;
 	char summary[512];
@@ -155,6 +157,16 @@ void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_ke
 			       pms_known_match_json(&ctx, summary, sizeof(summary)));
 	if (run->verdict == PMS_VERDICT_FAIL)
 		pms_run_append_reason(run, "%s", summary);
+}
+
+void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel)
+{
+	known_issues(run, cause, exclude_kernel, false);
+}
+
+void pms_run_known_issues_sigtrap(struct pms_run *run, const char *cause, int exclude_kernel)
+{
+	known_issues(run, cause, exclude_kernel, true);
 }
 
 const char *pms_verdict_name(enum pms_verdict v)
