@@ -14,7 +14,8 @@
 	X(disable_storm)	\
 	X(ioctl_semantics)	\
 	X(skid_into_kernel)	\
-	X(aux_pause)
+	X(aux_pause)		\
+	X(sigtrap)
 
 #define PMS_DECLARE_SCENARIO(n) extern const struct pms_scenario pms_scenario_##n;
 PMS_SCENARIOS(PMS_DECLARE_SCENARIO)
