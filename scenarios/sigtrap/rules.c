@@ -29,14 +29,18 @@ enum st_want st_want(const struct st_model *m, const struct st_phase *ph, enum s
 	return ST_WANT_MAYBE;
 }
 
-/* After an overflow that was signalled: the retrigger, if any, counted. */
-static void resync(const struct st_model *m, struct st_phase *ph)
+/*
+ * After an overflow that was signalled: the retrigger, if any, counted --
+ * unless the signal was blocked, when the access completed without the
+ * handler running in between and so without hitting again.
+ */
+static void resync(const struct st_model *m, struct st_phase *ph, bool masked)
 {
-	ph->lo = ph->hi = m->retrigger;
+	ph->lo = ph->hi = masked ? 0 : m->retrigger;
 }
 
 enum st_class st_judge(const struct st_model *m, struct st_phase *ph, enum st_access s,
-		       unsigned int got, unsigned int *extra)
+		       unsigned int got, bool masked, unsigned int *extra)
 {
 	enum st_want w = st_want(m, ph, s);
 	uint64_t top = m->period - 1;
@@ -44,11 +48,11 @@ enum st_class st_judge(const struct st_model *m, struct st_phase *ph, enum st_ac
 	if (extra)
 		*extra = got > 1 ? got - 1 : 0;
 	if (got > 1) {
-		resync(m, ph);
+		resync(m, ph, masked);
 		return ST_DUPLICATE;
 	}
 	if (got == 1) {
-		resync(m, ph);
+		resync(m, ph, masked);
 		return w == ST_WANT_NONE ? ST_UNEXPECTED : ST_OK;
 	}
 	/* No trap. */
@@ -156,6 +160,8 @@ uint64_t st_hist_quantile(const uint64_t *hist, uint64_t n, double q)
 	if (!n)
 		return 0;
 	want = (uint64_t)((double)n * q);
+	if ((double)want < (double)n * q)
+		want++;
 	if (want < 1)
 		want = 1;
 	if (want > n)

@@ -59,11 +59,13 @@ enum st_want st_want(const struct st_model *m, const struct st_phase *ph, enum s
 /**
  * st_judge - judge one access that got @got traps (synchronously, or at the
  * unblock of a masking window) and move the phase on.
+ * @masked: SIGTRAP was blocked during the access, so no handler ran before
+ *          the access completed and there was no retrigger
  * @extra: receives the traps beyond one (duplicates), may be NULL
  * Return: the access's class; ST_DUPLICATE wins over ST_UNEXPECTED.
  */
 enum st_class st_judge(const struct st_model *m, struct st_phase *ph, enum st_access s,
-		       unsigned int got, unsigned int *extra);
+		       unsigned int got, bool masked, unsigned int *extra);
 
 /* Traps @n accesses give with the event on throughout, from a fresh phase. */
 uint64_t st_expected_traps(const struct st_model *m, uint64_t n);

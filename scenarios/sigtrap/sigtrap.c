@@ -374,12 +374,12 @@ static __attribute__((noinline)) void trigger(const struct st_state *st, int whi
 }
 
 static void judge(struct st_state *st, struct st_worker *w, enum st_access s, unsigned int got,
-		  uint64_t seq)
+		  bool masked, uint64_t seq)
 {
 	enum st_want want = st_want(&st->model, &w->phase, s);
 	unsigned int extra;
 
-	switch (st_judge(&st->model, &w->phase, s, got, &extra)) {
+	switch (st_judge(&st->model, &w->phase, s, got, masked, &extra)) {
 	case ST_OK:
 		break;
 	case ST_LOST:
@@ -447,7 +447,7 @@ static void one_access(struct st_state *st, struct st_worker *w, uint64_t seq, b
 	w->ambiguous += state == ST_AMBIG;
 	w->judged_on += state == ST_ON;
 	w->judged_off += state == ST_OFF;
-	judge(st, w, state, w->got + w->got_async, seq);
+	judge(st, w, state, w->got + w->got_async, masked, seq);
 }
 
 static bool stopping(const struct st_state *st)
