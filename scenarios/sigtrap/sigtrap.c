@@ -94,6 +94,11 @@ static const struct pms_opt_desc st_opts[] = {
 	{ .name = "storm-interval", .type = PMS_OPT_INTERVAL, .def = "20us", .min = 0,
 	  .max = 10 * NS_PER_S, .arg = "TIME",
 	  .help = "pause between storm operations (0: back to back; bare number in us)" },
+	{ .name = "unclone", .type = PMS_OPT_CHOICE, .def = "auto",
+	  .choices = (const char *const[]){ "auto", "on", "off", NULL }, .arg = "auto|on|off",
+	  .help = "each thread opens a dummy event on itself so its inherited context stops "
+		  "being a clone, which the kernel's fast context switch swaps between sibling "
+		  "threads, period phase and all (auto: on where the period is over 1)" },
 	{ .name = "mask-every", .type = PMS_OPT_U64, .def = "0", .min = 0, .max = 1ull << 32,
 	  .arg = "N", .help = "every Nth access is made with SIGTRAP blocked: its trap must "
 		  "come at the unblock, flagged asynchronous (needs si_perf_flags, 5.18+)" },
@@ -194,6 +199,10 @@ struct st_state {
 	char modify_why[256];
 	bool masking;
 	uint64_t mask_every;
+	bool unclone;
+	char unclone_why[200];
+	uint64_t unclone_failed;
+	int unclone_errno;
 	uint64_t inject_drop, inject_stall;
 	sem_t stall;
 
@@ -450,6 +459,32 @@ static void one_access(struct st_state *st, struct st_worker *w, uint64_t seq, b
 	judge(st, w, state, w->got + w->got_async, masked, seq);
 }
 
+/*
+ * Opening any event on a task unclones its perf context (find_get_context),
+ * so the scheduler can no longer swap it with a sibling's identical clone
+ * and the inherited event's remaining period stays with this thread.
+ */
+static void unclone_self(struct st_state *st)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		__atomic_add_fetch(&st->unclone_failed, 1, __ATOMIC_RELAXED);
+		st->unclone_errno = errno;
+		return;
+	}
+	close(fd);
+}
+
 static bool stopping(const struct st_state *st)
 {
 	return __atomic_load_n(&st->stop, __ATOMIC_RELAXED);
@@ -465,6 +500,8 @@ static void *worker_main(void *arg)
 	st_phase_init(&w->phase);
 	st_self = w;
 	pthread_setname_np(pthread_self(), w->role == ROLE_PRE ? "pms-pre" : "pms-trap");
+	if (st->unclone && w->role == ROLE_WORKER)
+		unclone_self(st);
 	if (w->generation == 0)
 		while (sem_wait(&st->go) && errno == EINTR)
 			;
@@ -587,6 +624,8 @@ static void fork_child(struct st_state *st, int out)
 	w->st = st;
 	w->tid = my_tid();
 	st_self = w;
+	if (st->unclone)
+		unclone_self(st);
 	for (i = 1; i <= st->accesses; i++) {
 		w->got = 0;
 		w->cur_addr = st->addr[0];
@@ -998,6 +1037,25 @@ static enum pms_status st_setup(struct pms_run *run)
 			 "breakpoint hits again as the handler returns, so period 1 would trap "
 			 "forever (use 2 or more)", st->model.period, run->arch);
 		return PMS_E_USAGE;
+	}
+	switch (pms_opt_u64(&run->opts, "unclone")) {
+	case 0:
+		st->unclone = st->model.period > 1;
+		snprintf(st->unclone_why, sizeof(st->unclone_why), "%s", st->unclone ?
+			 "auto: period over 1, so each thread's remaining period must stay its own" :
+			 "auto: period 1 has no remaining period, so the fast context switch is "
+			 "left to swap the clones (the path of the pending-SIGTRAP fixes)");
+		break;
+	case 1:
+		st->unclone = true;
+		snprintf(st->unclone_why, sizeof(st->unclone_why), "--unclone on");
+		break;
+	default:
+		st->unclone = false;
+		snprintf(st->unclone_why, sizeof(st->unclone_why), "--unclone off%s",
+			 st->model.period > 1 ? ": per-thread phases may move between threads at "
+			 "a context switch; a finding then may be that, not a kernel bug" : "");
+		break;
 	}
 	st->modify_ok = host_feature(run, "sigtrap_modify_attributes", st->modify_why,
 				     sizeof(st->modify_why));
@@ -1534,6 +1592,10 @@ static void st_run(struct pms_run *run)
 	   "the access and signal delivery skips the kernel's step over it, so the access hits "
 	   "again when the handler returns and counts once more" :
 	   "the access is counted once");
+	JB(x, "unclone", st->unclone);
+	JS(x, "unclone_why", st->unclone_why);
+	JU(x, "unclone_failed", st->unclone_failed);
+	JS(x, "unclone_error", st->unclone_failed ? pms_errno_name(st->unclone_errno) : NULL);
 	JS(x, "rule", "per thread and per access: event on the whole access -> exactly the traps "
 	   "the period gives (period 1: one), delivered before the access returns; off (disabled "
 	   "or watching the other address) -> none; a storm op during the access -> zero or "
