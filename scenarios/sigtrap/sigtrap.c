@@ -862,13 +862,41 @@ static bool host_feature(const struct pms_run *run, const char *name, char *why,
 
 static bool st_unsupported(const struct pms_run *run, char *why, size_t len)
 {
+	struct perf_event_attr a;
 	char d[256];
+	int fd;
 
+	/* `list` probes no features: ask the kernel here, as the probe would. */
+	if (!host_feature(run, "sigtrap", d, sizeof(d)) && !strcmp(d, "not probed")) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		a.disabled = 1;
+		a.exclude_kernel = 1;
+		a.sigtrap = 1;
+		a.remove_on_exec = 1;
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return false;
+		}
+		snprintf(d, sizeof(d), "task-clock with sigtrap=1 remove_on_exec=1: %s",
+			 pms_errno_name(errno));
+		snprintf(why, len, "the kernel does not offer attr.sigtrap (Linux 5.13+): %s", d);
+		return true;
+	}
 	if (!host_feature(run, "sigtrap", d, sizeof(d))) {
 		snprintf(why, len, "the kernel does not offer attr.sigtrap (Linux 5.13+): %s", d);
 		return true;
 	}
 	return false;
+}
+
+static void st_availability(const struct pms_run *run, char *buf, size_t len)
+{
+	snprintf(buf, len, "yes, on hardware watchpoints and breakpoints (--trap cycles and "
+		 "instructions: not yet)");
 }
 
 static int open_event(struct st_state *st)
@@ -1762,6 +1790,7 @@ const struct pms_scenario pms_scenario_sigtrap = {
 	.opts = st_opts,
 	.nr_opts = PMS_ARRAY_SIZE(st_opts),
 	.unsupported = st_unsupported,
+	.availability = st_availability,
 	.setup = st_setup,
 	.run = st_run,
 	.teardown = st_teardown,
