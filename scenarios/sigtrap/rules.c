@@ -34,9 +34,11 @@ enum st_want st_want(const struct st_model *m, const struct st_phase *ph, enum s
  * unless the signal was blocked, when the access completed without the
  * handler running in between and so without hitting again.
  */
-static void resync(const struct st_model *m, struct st_phase *ph, bool masked)
+static void resync(const struct st_model *m, struct st_phase *ph, bool masked, bool ambig)
 {
-	ph->lo = ph->hi = masked ? 0 : m->retrigger;
+	ph->hi = masked ? 0 : m->retrigger;
+	/* A storm op during the handler decides whether the retrigger counted. */
+	ph->lo = ambig ? 0 : ph->hi;
 }
 
 enum st_class st_judge(const struct st_model *m, struct st_phase *ph, enum st_access s,
@@ -48,11 +50,11 @@ enum st_class st_judge(const struct st_model *m, struct st_phase *ph, enum st_ac
 	if (extra)
 		*extra = got > 1 ? got - 1 : 0;
 	if (got > 1) {
-		resync(m, ph, masked);
+		resync(m, ph, masked, s == ST_AMBIG);
 		return ST_DUPLICATE;
 	}
 	if (got == 1) {
-		resync(m, ph, masked);
+		resync(m, ph, masked, s == ST_AMBIG);
 		return w == ST_WANT_NONE ? ST_UNEXPECTED : ST_OK;
 	}
 	/* No trap. */

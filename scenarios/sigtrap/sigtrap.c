@@ -121,6 +121,7 @@ struct st_anom {
 	int32_t tid;
 	uint32_t cls;		/* enum anom_cls */
 	uint32_t bad;		/* ST_BAD_* */
+	int32_t prev;		/* the thread's access before: enum st_access, -1 none */
 	struct st_sig sig;
 };
 
@@ -157,6 +158,7 @@ struct st_worker {
 	uint64_t lat_n, lat_sum, lat_min, lat_max;
 	uint64_t start_ns, end_ns;
 	struct st_phase phase;
+	int prev_state;		/* enum st_access of the access before, -1: none */
 };
 
 /* The storm's seqlock: odd while an operation is in flight. */
@@ -293,6 +295,7 @@ static void anomaly(struct st_state *st, enum anom_cls cls, pid_t tid, uint64_t 
 	a->tid = tid;
 	a->cls = cls;
 	a->bad = bad;
+	a->prev = st_self ? st_self->prev_state : -1;
 	if (sig)
 		a->sig = *sig;
 }
@@ -457,6 +460,7 @@ static void one_access(struct st_state *st, struct st_worker *w, uint64_t seq, b
 	w->judged_on += state == ST_ON;
 	w->judged_off += state == ST_OFF;
 	judge(st, w, state, w->got + w->got_async, masked, seq);
+	w->prev_state = state;
 }
 
 /*
@@ -497,6 +501,7 @@ static void *worker_main(void *arg)
 	uint64_t i;
 
 	w->tid = my_tid();
+	w->prev_state = -1;
 	st_phase_init(&w->phase);
 	st_self = w;
 	pthread_setname_np(pthread_self(), w->role == ROLE_PRE ? "pms-pre" : "pms-trap");
@@ -1493,6 +1498,8 @@ static json_object *anomalies_json(const struct st_state *st)
 		JU(x, "time_ns", a->time_ns);
 		JI(x, "tid", a->tid);
 		json_object_object_add(x, "seq", a->seq ? json_object_new_uint64(a->seq) : NULL);
+		JS(x, "previous_access", a->prev < 0 ? NULL : a->prev == ST_ON ? "on" :
+		   a->prev == ST_OFF ? "off" : "ambiguous");
 		if (a->sig.signo) {
 			json_object *s = json_object_new_object();
 
