@@ -159,6 +159,13 @@ struct st_worker {
 	uint64_t start_ns, end_ns;
 	struct st_phase phase;
 	int prev_state;		/* enum st_access of the access before, -1: none */
+	/*
+	 * Set when the thread was cloned while a storm op was in flight: its
+	 * event took the parent's state before the op reached it, so its
+	 * accesses are ambiguous until an op that began after its birth ends.
+	 */
+	uint64_t settle_seq;
+	uint64_t birth_ambiguous, birth_race_traps;
 };
 
 /* The storm's seqlock: odd while an operation is in flight. */
@@ -455,6 +462,12 @@ static void one_access(struct st_state *st, struct st_worker *w, uint64_t seq, b
 		state = ST_AMBIG;
 	else
 		state = en && wa == which ? ST_ON : ST_OFF;
+	if (state != ST_AMBIG && s1 < __atomic_load_n(&w->settle_seq, __ATOMIC_ACQUIRE)) {
+		w->birth_ambiguous++;
+		if (state == ST_OFF && w->got + w->got_async)
+			w->birth_race_traps++;
+		state = ST_AMBIG;
+	}
 	w->accesses++;
 	w->ambiguous += state == ST_AMBIG;
 	w->judged_on += state == ST_ON;
@@ -1193,10 +1206,20 @@ static enum pms_status st_setup(struct pms_run *run)
 
 static int start_worker(struct st_worker *w)
 {
-	int ret = pthread_create(&w->thread, NULL, worker_main, w);
+	struct st_state *st = w->st;
+	uint64_t before = __atomic_load_n(&st->sl.seq, __ATOMIC_ACQUIRE), after;
+	int ret;
 
+	/* The thread reads settle_seq only after pthread_create() returns it to us. */
+	w->settle_seq = UINT64_MAX;
+	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	after = __atomic_load_n(&st->sl.seq, __ATOMIC_ACQUIRE);
 	if (!ret)
 		w->started = true;
+	if (before == after && !(before & 1))
+		__atomic_store_n(&w->settle_seq, 0, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&w->settle_seq, (after | 1) + 1 + 2, __ATOMIC_RELEASE);
 	return ret;
 }
 
@@ -1435,6 +1458,8 @@ static json_object *thread_json(const struct st_state *st, const struct st_worke
 	JU(o, "unexpected", w->unexpected);
 	JU(o, "wrong_thread", w->wrong_thread);
 	JU(o, "wrong_data", w->wrong_data);
+	JU(o, "ambiguous_after_clone", w->birth_ambiguous);
+	JU(o, "traps_while_off_after_clone", w->birth_race_traps);
 	JD(o, "seconds", secs);
 	JD(o, "traps_per_second", secs > 0 ? (double)w->traps / secs : 0);
 	json_object_object_add(o, "latency_ns", latency_json(w->hist, w->lat_n, w->lat_sum,
@@ -1532,6 +1557,7 @@ static void st_run(struct pms_run *run)
 	uint64_t bad_field[ST_BAD_NR] = { 0 };
 	json_object *o, *threads, *cls, *x, *wd;
 	double secs, total_rate;
+	uint64_t birth_threads = 0, birth_traps = 0;
 	char why[512];
 	size_t i, b;
 	int ret;
@@ -1613,6 +1639,10 @@ static void st_run(struct pms_run *run)
 		json_object_array_add(threads, thread_json(st, w));
 	}
 	t.wrong_thread += st->stray;
+	for (i = 0; i < st->nw; i++) {
+		birth_threads += st->w[i].settle_seq != 0 && st->w[i].started;
+		birth_traps += st->w[i].birth_race_traps;
+	}
 	t.spurious_after_exec = st->fk.spurious;
 	t.fork_mismatch = st->fk.mismatch;
 	t.watchdog = st->watchdog;
@@ -1658,6 +1688,8 @@ static void st_run(struct pms_run *run)
 	JU(x, "failed", st->storm_failed);
 	JS(x, "last_error", st->storm_failed ? pms_errno_name(st->storm_errno) : NULL);
 	JU(x, "disabled_ns", st->storm_off_ns);
+	JU(x, "threads_cloned_during_op", birth_threads);
+	JU(x, "traps_while_off_after_clone", birth_traps);
 	JS(x, "exactness", "each op runs inside a seqlock write section; an access that saw the "
 	   "sequence odd or changed is ambiguous, any other knows the event's state for its "
 	   "whole length");
@@ -1739,6 +1771,11 @@ static void st_run(struct pms_run *run)
 		pms_run_append_reason(run, "storm %s: %" PRIu64 " toggles, %" PRIu64 " modifies, "
 				      "%" PRIu64 " ambiguous accesses", storms[st->storm],
 				      st->storm_toggles, st->storm_modifies, t.ambiguous);
+	if (birth_traps)
+		pms_run_append_reason(run, "note: %" PRIu64 " trap(s) came while the event was "
+				      "disabled on thread(s) cloned during a storm op (the new "
+				      "thread's event took the parent's state before the op reached "
+				      "it); not judged", birth_traps);
 	if (st->fk.ran)
 		pms_run_append_reason(run, "fork child %" PRIu64 "/%" PRIu64 " traps, after exec %"
 				      PRIu64 " traps%s%s", st->fk.pre_traps, st->fk.pre_expected,
