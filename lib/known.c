@@ -157,6 +157,28 @@ const struct pms_known pms_known_table[] = {
 			"are treated as affected too.",
 	},
 	{
+		.id = "sigtrap-blocked-kills",
+		.title = "A SIGTRAP raised while SIGTRAP is blocked kills the task",
+		.arch = "any",
+		.pmu_driver = "any",
+		.introduced = "5.13",
+		.fixed_in = "5.18",
+		.fix_commit = "78ed93d72ded",
+		.link = "https://git.kernel.org/torvalds/c/78ed93d72ded",
+		.scenarios = "sigtrap",
+		.cond = { .sigtrap = true },
+		.cause = "unexplained",
+		.symptom = "An access that overflows a sigtrap event while the thread blocks "
+			   "SIGTRAP ends the process (the forced signal resets the handler); "
+			   "fixed kernels deliver it at the unblock, flagged "
+			   "TRAP_PERF_FLAG_ASYNC in si_perf_flags.",
+		.confidence = PMS_KNOWN_INFERRED,
+		.note = "\"signal: Deliver SIGTRAP on perf event asynchronously if blocked\" "
+			"added si_perf_flags; 5.18 is inferred from the merge date.  The probe's "
+			"sigtrap_si_perf_flags feature tells the two behaviours apart in a child, "
+			"and sigtrap --mask-every skips where the old one is found.",
+	},
+	{
 		.id = "sigtrap-irq-work-delay",
 		.title = "A SIGTRAP raised through irq_work can arrive late",
 		.arch = "any",
