@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "pms-stress.h"
 
 static const struct pms_command commands[] = {
 	{ "run", cmd_run, "run SCENARIO [options]   run a scenario, write its JSON result",
@@ -98,6 +99,9 @@ int main(int argc, char **argv)
 {
 	const struct pms_command *c;
 
+	/* A stressor's child (--fork-churn, --preempt-by process): not a command. */
+	if (argc >= 2 && !strcmp(argv[1], PMS_STRESS_CHILD_ARG))
+		return pms_stress_child_main(argc - 1, argv + 1);
 	if (argc < 2) {
 		pms_usage(stderr);
 		return PMS_EXIT_USAGE;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pms-sigrun.h"
+#include "pms-stress.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -35,12 +36,21 @@ static const struct pms_opt_desc lo_opts[] = {
 	  .help = "CPUs to move across (default: two CPUs of the same CPU kind)" },
 	PMS_MOVER_OPTS,
 	PMS_EVIDENCE_OPTS,
+	PMS_STRESS_OPTS,
 	PMS_INJECT_OPTS,
 };
 
 struct lo_state {
 	struct pms_sigrun r;
+	struct pms_stress stress;
+	bool stress_init;
 };
+
+/* The counting thread's step hook: the workload's own stressors. */
+static void lo_step(void *arg)
+{
+	pms_stress_step(arg);
+}
 
 static enum pms_status lo_setup(struct pms_run *run)
 {
@@ -58,7 +68,27 @@ static enum pms_status lo_setup(struct pms_run *run)
 	s = pms_sigrun_setup(run, &st->r);
 	if (s)
 		return s;
-	return pms_sigrun_start(run, &st->r);
+	pms_stress_init(&st->stress);
+	st->stress_init = true;
+	/* Where the workload runs: the mover's set, or the control's first CPU. */
+	{
+		hwloc_bitmap_t where = hwloc_bitmap_dup(st->r.cpus);
+
+		if (!st->r.use_mover)
+			hwloc_bitmap_only(where, (unsigned int)hwloc_bitmap_first(st->r.cpus));
+		s = pms_stress_setup(run, &st->stress, where);
+		hwloc_bitmap_free(where);
+	}
+	if (s)
+		return s;
+	if (pms_stress_any(&st->stress))
+		st->r.stressor = PMS_CAUSE_SWITCH_OUT;
+	st->r.k.step = lo_step;
+	st->r.k.arg = &st->stress;
+	s = pms_sigrun_start(run, &st->r);
+	if (s)
+		return s;
+	return pms_stress_start(run, &st->stress);
 }
 
 /* Deltas out of tolerance so far, for the progress line only. */
@@ -134,7 +164,9 @@ static void lo_run(struct pms_run *run)
 	int ret;
 
 	pms_sigrun_supervise(run, r, lo_progress, &pr);
+	pms_stress_stop(&st->stress);
 	pms_sigrun_stop(r);
+	json_object_object_add(run->result, "stressors", pms_stress_to_json(&st->stress));
 
 	pms_sigrun_oracle_cfg(run, r, r->c.ev.sem, &cfg);
 	cls = malloc(pms_sigrun_nsignals(r) + 1);
@@ -147,7 +179,7 @@ static void lo_run(struct pms_run *run)
 		return;
 	}
 	oracle = pms_sigrun_report(run, r, count_check(r, r->rec.n), &cfg, &res);
-	pms_sigrun_verdict(run, r, &cfg, &res, NULL);
+	pms_sigrun_verdict(run, r, &cfg, &res, pms_stress_idle(&st->stress));
 	pms_sigrun_attribute(run, r, &res, cls, NULL, 0, oracle);
 	free(cls);
 	pms_sigrun_caveats(run, r);
@@ -158,7 +190,11 @@ static void lo_teardown(struct pms_run *run)
 {
 	struct lo_state *st = run->priv;
 
+	if (st->stress_init)
+		pms_stress_stop(&st->stress);
 	pms_sigrun_fini(&st->r);
+	if (st->stress_init)
+		pms_stress_fini(&st->stress);
 }
 
 const struct pms_scenario pms_scenario_lost_overflow = {
