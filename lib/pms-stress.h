@@ -44,11 +44,12 @@ extern const char *const pms_preempt_kinds[];	/* "thread", "process" */
 	  .choices = pms_preempt_kinds, .arg = "thread|process",			\
 	  .help = "competitors are threads of this process, or processes (this binary "	\
 		  "re-exec'd) like the seed's loop started" },				\
-	{ .name = "preempt-rate", .type = PMS_OPT_U64, .def = "0", .min = 0,		\
+	{ .name = "preempt-rate", .type = PMS_OPT_U64, .def = "1000", .min = 0,		\
 	  .max = 100000, .arg = "HZ",							\
-	  .help = "competitors run in bursts this many times a second, each waking on "	\
-		  "the workload's CPU (0: busy all the time)" },			\
-	{ .name = "preempt-burst", .type = PMS_OPT_INTERVAL, .def = "1ms", .min = 1000,	\
+	  .help = "competitors run in bursts this many times a second; each wake-up "	\
+		  "preempts the workload (0: busy all the time, switched at the "	\
+		  "scheduler's slice)" },						\
+	{ .name = "preempt-burst", .type = PMS_OPT_INTERVAL, .def = "100us", .min = 1000,	\
 	  .max = 1000000000ull, .arg = "TIME",						\
 	  .help = "length of each burst with --preempt-rate (bare number in us)" },	\
 	{ .name = "fork-churn", .type = PMS_OPT_U64, .def = "0", .min = 0,		\

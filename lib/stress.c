@@ -102,8 +102,8 @@ enum pms_status pms_stress_setup(struct pms_run *run, struct pms_stress *st,
 		return PMS_E_USAGE;
 	}
 	if (pms_opt_given(o, "preempt-burst") && !st->preempt_rate) {
-		snprintf(run->reason, sizeof(run->reason), "--preempt-burst needs --preempt-rate "
-			 "(without a rate the competitors are busy all the time)");
+		snprintf(run->reason, sizeof(run->reason), "--preempt-burst needs a --preempt-rate "
+			 "above 0 (at 0 the competitors are busy all the time)");
 		return PMS_E_USAGE;
 	}
 	if (st->preempt_rate) {
