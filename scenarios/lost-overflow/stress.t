@@ -59,7 +59,7 @@ cinv=$(jget "$tmp/control.json" "d['stressors']['workload_switches']['involuntar
 # hide in that: compare involuntary switches only on a quiet machine.  The
 # voluntary ones (sleeps) do not depend on it.
 busy_cpu=
-[ "$cinv" -le 500 ] || busy_cpu="the control was preempted $cinv times in $SD: the machine is busy with other work"
+[ "$cinv" -le 150 ] || busy_cpu="the control was preempted $cinv times in $SD: the machine is busy with other work"
 compare() {	# COND DESCRIPTION: ok on a quiet machine, skip on a busy one
 	if [ -n "$busy_cpu" ]; then
 		skip "$2" "$busy_cpu"
