@@ -597,7 +597,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		pms_evbuf_free(&eb);
 		return;
 	}
-	pms_attrib_annotate(&cfg, &ar, s->rec.sig, cls, n, eb.ev, eb.n, oracle);
+	pms_attrib_annotate(&cfg, &ar, oracle);
 	json_object_object_add(run->result, "attribution", pms_attrib_to_json(&cfg, &ar));
 	json_object_object_add(run->result, "trace", pms_tracing_to_json(&s->tr));
 	json_object_object_add(run->result, "sysctl_during_run", pms_tracing_sysctl_json(&s->tr));
