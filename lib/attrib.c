@@ -160,25 +160,50 @@ static bool window_from(const struct pms_attrib_stream *as, bool on_time, uint64
 
 /* Causes present in (from, to], and how many items of each. */
 static uint8_t scan(const struct pms_ev_view *ev, uint64_t from, uint64_t to,
-		    uint64_t count[PMS_CAUSE_NR], size_t *lo_out)
+		    uint64_t count[PMS_CAUSE_NR], size_t lo_out[PMS_EV_SEGS])
 {
-	size_t lo, hi, i;
 	uint8_t mask = 0;
+	int g;
 
-	if (!ev || !ev->n)
-		return 0;
-	lo = upper_ev(ev->ev, ev->n, from);
-	hi = upper_ev(ev->ev, ev->n, to);
-	for (i = lo; i < hi; i++) {
-		if (ev->ev[i].cause >= PMS_CAUSE_NR)
+	for (g = 0; ev && g < PMS_EV_SEGS; g++) {
+		const struct pms_evidence *e = ev->ev[g];
+		size_t lo, hi, i;
+
+		if (!ev->n[g])
 			continue;
-		mask |= (uint8_t)(1u << ev->ev[i].cause);
-		if (count)
-			count[ev->ev[i].cause]++;
+		lo = upper_ev(e, ev->n[g], from);
+		hi = upper_ev(e, ev->n[g], to);
+		for (i = lo; i < hi; i++) {
+			if (e[i].cause >= PMS_CAUSE_NR)
+				continue;
+			mask |= (uint8_t)(1u << e[i].cause);
+			if (count)
+				count[e[i].cause]++;
+		}
+		if (lo_out)
+			lo_out[g] = lo;
 	}
-	if (lo_out)
-		*lo_out = lo;
 	return mask;
+}
+
+/* The first items of (from, to] over every segment, in time order. */
+static uint8_t first_items(const struct pms_ev_view *ev, size_t lo[PMS_EV_SEGS], uint64_t to,
+			   struct pms_evidence *out, size_t max)
+{
+	size_t got = 0;
+
+	while (got < max) {
+		int g, best = -1;
+
+		for (g = 0; g < PMS_EV_SEGS; g++)
+			if (lo[g] < ev->n[g] && ev->ev[g][lo[g]].time_ns <= to &&
+			    (best < 0 || ev->ev[g][lo[g]].time_ns < ev->ev[best][lo[best]].time_ns))
+				best = g;
+		if (best < 0)
+			break;
+		out[got++] = ev->ev[best][lo[best]++];
+	}
+	return (uint8_t)got;
 }
 
 uint32_t pms_attrib_stream_tag(const struct pms_attrib_stream *as, const struct pms_signal *s,
@@ -200,7 +225,7 @@ int pms_attrib_stream_push(struct pms_attrib_stream *as, const struct pms_signal
 	uint64_t from = 0, from_v = 0, count[PMS_CAUSE_NR] = { 0 };
 	bool win = window_from(as, on_time, &from, &from_v);
 	uint8_t mask = 0;
-	size_t lo = 0;
+	size_t lo[PMS_EV_SEGS] = { 0 };
 	int c;
 
 	as->nr++;
@@ -209,7 +234,7 @@ int pms_attrib_stream_push(struct pms_attrib_stream *as, const struct pms_signal
 
 		if (s->value < from_v)
 			as->count_back = true;
-		mask = scan(ev, from, s->time_ns, count, &lo);
+		mask = scan(ev, from, s->time_ns, count, lo);
 		if (on_time) {
 			res->on_time++;
 			res->on_time_ns += span;
@@ -278,14 +303,10 @@ int pms_attrib_stream_push(struct pms_attrib_stream *as, const struct pms_signal
 			k->windowed = win;
 			k->mask = key;
 			k->cls = (uint8_t)cls;
-			if (win && ev && res->nr_kept <= PMS_ATTRIB_ITEMS_KEPT) {
-				size_t i;
-
-				for (i = lo; i < ev->n && ev->ev[i].time_ns <= s->time_ns &&
-				     k->nitems < as->cfg->max_listed &&
-				     k->nitems < PMS_ATTRIB_MAX_LISTED; i++)
-					k->items[k->nitems++] = ev->ev[i];
-			}
+			if (win && ev && res->nr_kept <= PMS_ATTRIB_ITEMS_KEPT)
+				k->nitems = first_items(ev, lo, s->time_ns, k->items,
+							as->cfg->max_listed < PMS_ATTRIB_MAX_LISTED ?
+							as->cfg->max_listed : PMS_ATTRIB_MAX_LISTED);
 		}
 	}
 	as->have_prev = true;
@@ -446,7 +467,7 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 		   struct pms_attrib_result *res)
 {
 	struct pms_attrib_stream as;
-	struct pms_ev_view view = { .ev = ev, .n = nev };
+	struct pms_ev_view view = { .ev = { ev }, .n = { nev } };
 	uint64_t events[PMS_CAUSE_NR] = { 0 };
 	size_t i;
 

@@ -102,10 +102,15 @@ struct pms_attrib_kept {
 	struct pms_evidence items[PMS_ATTRIB_MAX_LISTED];
 };
 
-/* Sorted evidence (by time) a window is looked up in. */
+/*
+ * Evidence a window is looked up in: up to PMS_EV_SEGS arrays, each sorted
+ * by time (one per source in a streaming run, so no source waits for
+ * another to be merged in).
+ */
+#define PMS_EV_SEGS 4
 struct pms_ev_view {
-	const struct pms_evidence *ev;
-	size_t n;
+	const struct pms_evidence *ev[PMS_EV_SEGS];
+	size_t n[PMS_EV_SEGS];
 };
 
 /*

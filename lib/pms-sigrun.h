@@ -13,6 +13,7 @@
 #include "pms-counting.h"
 #include "pms-evidence.h"
 #include "pms-cpus.h"
+#include "pms-drain.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-ring.h"
@@ -57,6 +58,13 @@ struct pms_sigrun {
 	enum pms_mover_kind mover_kind;
 	const char *no_mover_hint;	/* the option that runs without it, for messages */
 	bool pin_control;		/* without the mover, stay on the set's first CPU */
+	/*
+	 * Streaming: signals are judged while the run goes (pms-drain.h), in
+	 * memory that does not grow with --duration; the scenario reads the
+	 * oracle's and attribution's results from @drain after
+	 * pms_sigrun_stop().  Else every signal is kept for the end.
+	 */
+	bool stream;
 	/* The cause the scenario's own stressor produces (PMS_CAUSE_NR: none);
 	 * where it is in every window, it stands as the candidate. */
 	enum pms_cause stressor;
@@ -84,7 +92,21 @@ struct pms_sigrun {
 	uint64_t *throttle_ns;		/* THROTTLE times, at most PMS_SIGRUN_THROTTLE_CAP */
 	size_t nthrottle;
 	uint64_t throttle_dropped;
+
+	/* streaming */
+	struct pms_drain drain;
+	bool drain_ready;
+	uint64_t rebind_cursor, rebinds_lapped;
+	uint64_t trace_read_ns, trace_watermark;
+	int trace_read_err;
+	bool until_fail_hit;
+	int drain_err;			/* pms_drain_finish() failed: -errno */
+	/* resident set, read once a second while the run goes */
+	uint64_t rss_read_ns, rss_first_ns, rss_1s_kib, rss_last_kib, rss_max_kib;
 };
+
+#define PMS_SIGRUN_STREAM_SLOTS	65536	/* per counting thread: 0.65 s at 100k signals/s */
+#define PMS_SIGRUN_TRACE_READ_NS 100000000ull	/* the trace is read every 100 ms */
 
 #define PMS_SIGRUN_RING_PAGES	64	/* drained every 10 ms: 8-byte samples fit */
 #define PMS_SIGRUN_THROTTLE_CAP	65536

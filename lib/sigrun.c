@@ -99,9 +99,28 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	if (st)
 		return st;
 	s->signo = SIGRTMIN + 4;
-	st = pms_run_recorder(run, &s->rec, s->signo);
-	if (st)
-		return st;
+	if (s->stream) {
+		int ret;
+
+		if (pms_opt_given(&run->opts, "max-signals")) {
+			snprintf(run->reason, sizeof(run->reason), "--max-signals does not apply to "
+				 "%s: its recorder streams, so a run holds the same memory "
+				 "however long it is", run->sc->name);
+			return PMS_E_USAGE;
+		}
+		ret = pms_recorder_init_stream(&s->rec, 1, PMS_SIGRUN_STREAM_SLOTS, s->signo);
+		if (ret) {
+			snprintf(run->reason, sizeof(run->reason), "cannot set up the signal "
+				 "recorder: %s", strerror(-ret));
+			return PMS_E_SETUP;
+		}
+		s->rec.inject_drop_every = pms_opt_u64(&run->opts, "inject-drop-every");
+		s->rec.inject_stop_after = pms_opt_u64(&run->opts, "inject-stop-after");
+	} else {
+		st = pms_run_recorder(run, &s->rec, s->signo);
+		if (st)
+			return st;
+	}
 
 	s->mover.topo = run->topo;
 	s->mover.cpus = s->cpus;
@@ -109,7 +128,9 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	s->mover.pattern = (enum pms_move_pattern)pms_opt_u64(&run->opts, "pattern");
 	s->mover.interval_ns = pms_opt_u64(&run->opts, "move-interval");
 	s->mover.seed = (unsigned int)pms_opt_u64(&run->opts, "seed");
-	s->mover.log_cap = 1u << 20;
+	s->mover.log_cap = s->stream ? 1u << 16 : 1u << 20;
+	s->mover.log_ring = s->stream;
+	s->k.lane = 0;
 
 	s->k.c = &s->c;
 	s->k.work = &s->work;
@@ -127,11 +148,48 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 	return PMS_OK;
 }
 
+static enum pms_status drain_setup(struct pms_run *run, struct pms_sigrun *s)
+{
+	struct pms_drain *d = &s->drain;
+	const char *dump = getenv("PMUSTRESS_DUMP_ATTRIB");
+	int ret;
+
+	pms_sigrun_oracle_cfg(run, s, s->c.ev.sem, &d->ocfg);
+	d->acfg = (struct pms_attrib_cfg){ .max_listed = 8, .complete = true, .alpha = 0.01,
+					   .lift_min = pms_lift_min(run), .traced = s->tr.traced };
+	d->multiplex_evidence = true;
+	d->until_fail = pms_opt_u64(&run->opts, "until-fail") != 0;
+	ret = pms_drain_init(d, &s->rec, 0);
+	s->drain_ready = true;
+	if (ret) {
+		snprintf(run->reason, sizeof(run->reason), "cannot set up the drain: %s",
+			 strerror(-ret));
+		return ret == -EINVAL ? PMS_E_USAGE : PMS_E_SETUP;
+	}
+	if (dump && *dump) {
+		d->dump = fopen(dump, "we");
+		if (!d->dump)
+			fprintf(stderr, "pmustress: PMUSTRESS_DUMP_ATTRIB: %s: %s\n", dump,
+				strerror(errno));
+		else
+			fprintf(d->dump, "# pmustress %s attribution input (streamed: a late "
+				"signal may have become gap at the end): %s, kernel %s, trace %s\n",
+				PMS_VERSION, run->sc->name,
+				pms_host_str(run->host, "kernel", "release"),
+				s->tr.traced ? "on" : "off");
+	}
+	return PMS_OK;
+}
+
 enum pms_status pms_sigrun_start(struct pms_run *run, struct pms_sigrun *s)
 {
 	enum pms_status st = pms_counting_start(&s->k, run->reason, sizeof(run->reason));
 
-	return st ? st : pms_tracing_start(run, &s->tr, s->k.tid);
+	if (!st)
+		st = pms_tracing_start(run, &s->tr, s->k.tid);
+	if (!st && s->stream)
+		st = drain_setup(run, s);
+	return st;
 }
 
 /*
@@ -164,7 +222,10 @@ static bool drain_ring(void *arg)
 			return false;
 		}
 		for (i = 0; i < n; i++) {
-			if (s->nthrottle < PMS_SIGRUN_THROTTLE_CAP)
+			if (s->stream && s->drain_ready)
+				pms_drain_evidence(&s->drain, recs[i].time_ns, PMS_CAUSE_THROTTLE,
+						   -1, -1);
+			else if (s->nthrottle < PMS_SIGRUN_THROTTLE_CAP)
 				s->throttle_ns[s->nthrottle++] = recs[i].time_ns;
 			else
 				s->throttle_dropped++;
@@ -172,6 +233,100 @@ static bool drain_ring(void *arg)
 		/* THROTTLE records past @recs were counted in ring_cnt.not_stored. */
 		s->ring_tail = (uint64_t)tail;
 		__atomic_store_n(&pg->data_tail, s->ring_tail, __ATOMIC_RELEASE);
+	}
+	return false;
+}
+
+/* The scheduler events read so far become evidence; the list is emptied. */
+static void feed_sched(struct pms_sigrun *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->tr.nsched; i++) {
+		const struct pms_sched_ev *e = &s->tr.sched[i];
+
+		if (e->kind == PMS_EV_MIGRATE)
+			pms_drain_evidence(&s->drain, e->time_ns, PMS_CAUSE_MIGRATION, e->from_cpu,
+					   e->to_cpu);
+		else if (e->kind == PMS_EV_SWITCH_OUT)
+			pms_drain_evidence(&s->drain, e->time_ns, PMS_CAUSE_SWITCH_OUT, e->state, -1);
+	}
+	free(s->tr.sched);
+	s->tr.sched = NULL;
+	s->tr.nsched = 0;
+}
+
+static void feed_rebinds(struct pms_sigrun *s)
+{
+	struct pms_rebind rb[256];
+	size_t n, i;
+
+	if (!s->use_mover)
+		return;
+	do {
+		n = pms_mover_log_read(&s->mover, &s->rebind_cursor, rb, PMS_ARRAY_SIZE(rb),
+				       &s->rebinds_lapped);
+		for (i = 0; i < n; i++)
+			pms_drain_evidence(&s->drain, rb[i].time_ns, PMS_CAUSE_REBIND, -1, rb[i].cpu);
+	} while (n == PMS_ARRAY_SIZE(rb));
+}
+
+/*
+ * Every 10 ms while the run goes: the kernel's records, the rebinds, every
+ * 100 ms the scheduler trace; then the signals whose windows can hold
+ * nothing more are judged.  Without a trace the watermark trails the clock
+ * by 2 ms (a rebind is logged just after it returns).
+ */
+/* Resident set of this process in KiB (/proc/self/statm), or 0. */
+static uint64_t rss_kib(void)
+{
+	unsigned long long size, resident;
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	return n == 2 ? resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024 : 0;
+}
+
+static bool stream_poll(void *arg)
+{
+	struct pms_sigrun *s = arg;
+	uint64_t now = pms_now_ns(), mark;
+
+	/* Memory once a second: a streaming run must hold it flat. */
+	if (now - s->rss_read_ns >= 1000000000ull) {
+		uint64_t kib = rss_kib();
+
+		if (!s->rss_read_ns)
+			s->rss_first_ns = now;
+		else if (!s->rss_1s_kib)
+			s->rss_1s_kib = kib;
+		s->rss_read_ns = now;
+		s->rss_last_kib = kib;
+		if (kib > s->rss_max_kib)
+			s->rss_max_kib = kib;
+	}
+
+	drain_ring(s);
+	feed_rebinds(s);
+	if (s->tr.traced && s->tr.trace.created && !s->trace_read_err &&
+	    now - s->trace_read_ns >= PMS_SIGRUN_TRACE_READ_NS) {
+		s->trace_read_ns = now;
+		s->trace_read_err = pms_trace_collect(&s->tr.trace, &s->tr.sched, &s->tr.nsched);
+		if (!s->trace_read_err) {
+			feed_sched(s);
+			s->trace_watermark = now;
+		}
+	}
+	mark = now - 2000000;
+	if (s->tr.traced && !s->trace_read_err && s->trace_watermark < mark)
+		mark = s->trace_watermark;
+	if (pms_drain_poll(&s->drain, mark)) {
+		s->until_fail_hit = true;
+		return true;
 	}
 	return false;
 }
@@ -185,7 +340,7 @@ void pms_sigrun_supervise(struct pms_run *run, struct pms_sigrun *s,
 	s->sup.period = s->c.period;
 	s->sup.progress = progress;
 	s->sup.arg = arg;
-	s->sup.poll = drain_ring;
+	s->sup.poll = s->stream ? stream_poll : drain_ring;
 	s->sup.poll_arg = s;
 	s->sup.poll_ns = 10000000;
 	pms_counting_go(&s->k);
@@ -199,10 +354,27 @@ void pms_sigrun_stop(struct pms_sigrun *s)
 	pms_counting_stop(&s->k);
 	drain_ring(s);
 	pms_tracing_stop(&s->tr);
+	if (!s->stream || !s->drain_ready)
+		return;
+	if (s->trace_read_err) {
+		snprintf(s->tr.why, sizeof(s->tr.why), "the trace could not be read while the "
+			 "run went: %s", strerror(-s->trace_read_err));
+		s->tr.traced = false;
+	}
+	feed_sched(s);
+	feed_rebinds(s);
+	/* With signals dropped for want of room, the final count implies
+	 * overflows we cannot check: do not let it call them lost. */
+	s->drain.ocfg.final_valid = s->k.final_valid && !s->rec.dropped;
+	s->drain.ocfg.final_value = s->k.final_value;
+	s->drain.acfg.traced = s->tr.traced;
+	s->drain_err = pms_drain_finish(&s->drain);
 }
 
 size_t pms_sigrun_nsignals(const struct pms_sigrun *s)
 {
+	if (s->stream)
+		return (size_t)__atomic_load_n(&s->rec.n, __ATOMIC_ACQUIRE);
 	uint64_t n = __atomic_load_n(&s->rec.n, __ATOMIC_ACQUIRE);
 
 	return n < s->rec.cap ? (size_t)n : s->rec.cap;
@@ -311,6 +483,21 @@ static void annotate_rebinds(const struct pms_sigrun *s, json_object *oracle)
 	}
 }
 
+static json_object *until_fail_json(const struct pms_run *run, const struct pms_sigrun *s)
+{
+	json_object *o = json_object_new_object();
+	const struct pms_drain *d = &s->drain;
+
+	pms_json_add(o, "requested", json_object_new_boolean(d->until_fail ||
+							     pms_opt_u64(&run->opts, "until-fail")));
+	pms_json_add(o, "stopped", json_object_new_boolean(s->until_fail_hit));
+	json_object_object_add(o, "time_to_first_loss_ns", d->first_loss_signal ?
+			       json_object_new_uint64(d->first_loss_ns - s->k.start_ns) : NULL);
+	json_object_object_add(o, "signals_to_first_loss", d->first_loss_signal ?
+			       json_object_new_uint64(d->first_loss_signal) : NULL);
+	return o;
+}
+
 json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
 			       json_object *count_check, const struct pms_oracle_cfg *cfg,
 			       const struct pms_oracle_result *res)
@@ -324,7 +511,22 @@ json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
 	json_object_object_add(run->result, "recorder", pms_recorder_to_json(&s->rec));
 	o = pms_oracle_to_json(cfg, res);
 	json_object_object_add(o, "skid_source", json_object_new_string(s->skid_why));
-	annotate_rebinds(s, o);
+	if (s->stream) {
+		pms_drain_annotate_rebinds(&s->drain, o);
+		json_object *st = pms_drain_to_json(&s->drain), *mem = json_object_new_object();
+
+		json_object_object_add(mem, "rss_kib_after_1s", s->rss_1s_kib ?
+				       json_object_new_uint64(s->rss_1s_kib) : NULL);
+		json_object_object_add(mem, "rss_kib_last", s->rss_last_kib ?
+				       json_object_new_uint64(s->rss_last_kib) : NULL);
+		json_object_object_add(mem, "rss_kib_max", s->rss_max_kib ?
+				       json_object_new_uint64(s->rss_max_kib) : NULL);
+		json_object_object_add(st, "memory", mem);
+		json_object_object_add(run->result, "stream", st);
+		json_object_object_add(run->result, "until_fail", until_fail_json(run, s));
+	} else {
+		annotate_rebinds(s, o);
+	}
 	json_object_object_add(run->result, "oracle", o);
 	json_object_object_add(run->result, "watchdog", pms_watchdog_to_json(&s->sup.wd));
 	return o;
@@ -384,6 +586,12 @@ void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
 
 	if (run->verdict == PMS_VERDICT_ERROR) {
 		/* the mover failed to start: reason already set */
+	} else if (s->stream && s->rec.dropped) {
+		/* Unjudged signals would read as lost ones: no verdict on the kernel. */
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "judgment incomplete: %llu signals "
+			 "found the recorder's ring full and were dropped unjudged (the drain "
+			 "fell behind)", (unsigned long long)s->rec.dropped);
 	} else if (wd->stalled) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "%s", wd->message);
@@ -567,11 +775,13 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 
 	cfg.lift_min = pms_lift_min(run);
 	cfg.traced = s->tr.traced;
-	if (gather_evidence(s, extra, nextra, &eb)) {
-		pms_run_append_reason(run, "no attribution: out of memory for the evidence");
-		return;
+	if (!s->stream) {
+		if (gather_evidence(s, extra, nextra, &eb)) {
+			pms_run_append_reason(run, "no attribution: out of memory for the evidence");
+			return;
+		}
+		dump_attrib(run, s, cls, n, &eb);
 	}
-	dump_attrib(run, s, cls, n, &eb);
 
 	why[0] = '\0';
 	pms_tracing_gaps(&s->tr, "the mover's rebinds stand in for migrations", why,
@@ -589,10 +799,30 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sthe rebind log kept "
 			 "%zu of %llu rebinds", why[0] ? "; " : "", s->mover.log_n,
 			 (unsigned long long)s->mover.requested);
+	if (s->stream && s->rebinds_lapped)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%llu rebinds were "
+			 "overwritten before they were read", why[0] ? "; " : "",
+			 (unsigned long long)s->rebinds_lapped);
+	if (s->stream && (s->drain.ev_dropped || s->drain.judged_early))
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sthe drain fell behind "
+			 "(%llu evidence items dropped for room, %llu signals judged before every "
+			 "source was read past them)", why[0] ? "; " : "",
+			 (unsigned long long)s->drain.ev_dropped,
+			 (unsigned long long)s->drain.judged_early);
 	cfg.complete = !why[0];
 	cfg.incomplete_why = why[0] ? why : NULL;
 
-	if (pms_attrib_run(&cfg, s->rec.sig, cls, n, eb.ev, eb.n, &ar)) {
+	if (s->stream) {
+		if (s->drain_err) {
+			pms_run_append_reason(run, "no attribution: %s", strerror(-s->drain_err));
+			return;
+		}
+		cfg.max_listed = s->drain.acfg.max_listed;
+		ar = s->drain.ares;
+		/* owned by the drain: freed with it */
+		s->drain.ares.kept = NULL;
+		s->drain.ares.nr_kept = 0;
+	} else if (pms_attrib_run(&cfg, s->rec.sig, cls, n, eb.ev, eb.n, &ar)) {
 		pms_run_append_reason(run, "no attribution: out of memory");
 		pms_evbuf_free(&eb);
 		return;
@@ -682,7 +912,23 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 
 void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
 {
-	if (s->sup.full || s->rec.dropped)
+	if (s->stream) {
+		if (s->until_fail_hit)
+			pms_run_append_reason(run, "stopped at the first lost overflow (--until-fail): "
+					      "signal #%llu, %.3f s into the count",
+					      (unsigned long long)s->drain.first_loss_signal,
+					      (double)(s->drain.first_loss_ns - s->k.start_ns) / 1e9);
+		if (s->rec.dropped)
+			pms_run_append_reason(run, "JUDGMENT INCOMPLETE: %llu signals found the "
+					      "recorder's ring full (%u slots; the drain fell "
+					      "behind) and were dropped unjudged; the final count was "
+					      "not used", (unsigned long long)s->rec.dropped,
+					      (unsigned int)(s->rec.lanes ? s->rec.lanes[0].mask + 1 : 0));
+		if (s->rec.misrouted)
+			pms_run_append_reason(run, "%llu signals were delivered to a thread that does "
+					      "not own the counter (F_SETOWN_EX ignored?)",
+					      (unsigned long long)s->rec.misrouted);
+	} else if (s->sup.full || s->rec.dropped)
 		pms_run_append_reason(run, "signal storage full after %llu signals (%llu dropped): "
 				      "the run ended early and the final count was not used (raise "
 				      "--max-signals)", (unsigned long long)s->rec.n,
@@ -695,6 +941,9 @@ void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
 
 void pms_sigrun_fini(struct pms_sigrun *s)
 {
+	if (s->drain_ready)
+		pms_drain_fini(&s->drain);
+	s->drain_ready = false;
 	pms_tracing_fini(&s->tr);
 	free(s->throttle_ns);
 	s->throttle_ns = NULL;

@@ -876,17 +876,23 @@ int pms_trace_collect(struct pms_trace *t, struct pms_sched_ev **evs, size_t *n)
 	*n = 0;
 	if (!t || !t->created || !t->inst)
 		return -EINVAL;
-	/* Formats live in the top events/ only; instances share them. */
-	errno = 0;
-	c.tep = tracefs_local_events_system(t->tracefs, systems);
-	if (!c.tep)
-		return errno ? -errno : -ENOENT;
+	/*
+	 * Formats live in the top events/ only; instances share them.  Parsed
+	 * once: a streaming run collects every 100 ms, and each call reads
+	 * (consumes) what was recorded since the last.
+	 */
+	if (!t->tep) {
+		errno = 0;
+		t->tep = tracefs_local_events_system(t->tracefs, systems);
+		if (!t->tep)
+			return errno ? -errno : -ENOENT;
+	}
+	c.tep = t->tep;
 	errno = 0;
 	if (tracefs_iterate_raw_events(c.tep, t->inst, NULL, 0, collect_one, &c))
 		ret = errno ? -errno : -EIO;
 	if (c.err)
 		ret = c.err;
-	tep_free(c.tep);
 	if (ret) {
 		free(c.evs);
 		return ret;
@@ -923,6 +929,10 @@ void pms_trace_destroy(struct pms_trace *t)
 	if (t->inst) {
 		tracefs_instance_free(t->inst);
 		t->inst = NULL;
+	}
+	if (t->tep) {
+		tep_free(t->tep);
+		t->tep = NULL;
 	}
 	free(t->tids);
 	t->tids = NULL;

@@ -33,6 +33,9 @@ static const struct pms_opt_desc lo_opts[] = {
 	  .help = "rebind from a thread (hwloc) or with a `taskset -c -p` loop as in the seed" },
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
 	  .help = "CPUs to move across (default: two CPUs of the same CPU kind)" },
+	{ .name = "until-fail", .type = PMS_OPT_FLAG,
+	  .help = "stop at the first lost overflow and report the time and signals to it "
+		  "(for CI and bisection)" },
 	PMS_MOVER_OPTS,
 	PMS_EVIDENCE_OPTS,
 	PMS_INJECT_OPTS,
@@ -55,30 +58,13 @@ static enum pms_status lo_setup(struct pms_run *run)
 	st->r.mover_kind = (enum pms_mover_kind)pms_opt_u64(&run->opts, "mover");
 	st->r.no_mover_hint = "--no-mover";
 	st->r.pin_control = true;	/* the control stays put */
+	st->r.stream = true;		/* judged as it runs: any --duration */
 	s = pms_sigrun_setup(run, &st->r);
 	if (s)
 		return s;
 	return pms_sigrun_start(run, &st->r);
 }
 
-/* Deltas out of tolerance so far, for the progress line only. */
-static uint64_t count_off(const struct pms_sigrun *r, uint64_t *scanned, uint64_t *prev,
-			  uint64_t off)
-{
-	uint64_t n = pms_sigrun_nsignals(r), i;
-
-	for (i = *scanned; i < n; i++) {
-		uint64_t v = r->rec.sig[i].value;
-		int64_t d = (int64_t)(v - *prev);
-
-		if (d < (int64_t)(r->c.period - r->c.tolerance) ||
-		    d > (int64_t)(r->c.period + r->c.tolerance))
-			off++;
-		*prev = v;
-	}
-	*scanned = n;
-	return off;
-}
 
 /*
  * What the final count should be given the workload's own tally: a
@@ -110,16 +96,19 @@ static json_object *count_check(const struct pms_sigrun *r, uint64_t signals)
 
 struct lo_progress {
 	const struct pms_sigrun *r;
-	uint64_t scanned, prev, off;
 };
 
+/* What the drain judged so far (read racily: a progress line only). */
 static void lo_progress(void *arg, char *buf, size_t len, uint64_t seen)
 {
 	struct lo_progress *pr = arg;
+	const struct pms_oracle_result *res = &pr->r->drain.ores;
 
-	pr->off = count_off(pr->r, &pr->scanned, &pr->prev, pr->off);
-	snprintf(buf, len, "  off-period deltas %llu  rebinds %llu",
-		 (unsigned long long)pr->off, (unsigned long long)pr->r->mover.requested);
+	snprintf(buf, len, "  judged %llu  off-period %llu  owed %llu  rebinds %llu",
+		 (unsigned long long)res->signals,
+		 (unsigned long long)(res->signals - res->by_class[PMS_CLASS_ON_TIME]),
+		 (unsigned long long)pr->r->drain.os.owed,
+		 (unsigned long long)pr->r->mover.requested);
 }
 
 static void lo_run(struct pms_run *run)
@@ -127,31 +116,21 @@ static void lo_run(struct pms_run *run)
 	struct lo_state *st = run->priv;
 	struct pms_sigrun *r = &st->r;
 	struct lo_progress pr = { .r = r };
-	struct pms_oracle_cfg cfg;
-	struct pms_oracle_result res = { 0 };
 	json_object *oracle;
-	uint8_t *cls;
-	int ret;
 
 	pms_sigrun_supervise(run, r, lo_progress, &pr);
 	pms_sigrun_stop(r);
-
-	pms_sigrun_oracle_cfg(run, r, r->c.ev.sem, &cfg);
-	cls = malloc(pms_sigrun_nsignals(r) + 1);
-	cfg.classes = cls;
-	ret = cls ? pms_oracle_classify(&cfg, r->rec.sig, pms_sigrun_nsignals(r), &res) : -ENOMEM;
-	if (ret) {
+	if (r->drain_err) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
-		free(cls);
+		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s",
+			 strerror(-r->drain_err));
 		return;
 	}
-	oracle = pms_sigrun_report(run, r, count_check(r, r->rec.n), &cfg, &res);
-	pms_sigrun_verdict(run, r, &cfg, &res, NULL);
-	pms_sigrun_attribute(run, r, &res, cls, NULL, 0, oracle);
-	free(cls);
+	oracle = pms_sigrun_report(run, r, count_check(r, r->rec.n), &r->drain.ocfg,
+				   &r->drain.ores);
+	pms_sigrun_verdict(run, r, &r->drain.ocfg, &r->drain.ores, NULL);
+	pms_sigrun_attribute(run, r, &r->drain.ores, NULL, NULL, 0, oracle);
 	pms_sigrun_caveats(run, r);
-	pms_oracle_result_free(&res);
 }
 
 static void lo_teardown(struct pms_run *run)

@@ -257,6 +257,32 @@ ok $? "page-faults: one fault per workload call ($(jget "$j" "d['workload']['fin
 jtrue "$j" "d['oracle']['delta']['min'] == d['oracle']['delta']['max'] == 1000"
 ok $? "page-faults: every delta exactly one period"
 
+# The recorder streams: every signal judged as the run goes, memory flat.
+j=$tmp/stream.json
+$PMS run lost-overflow --duration 6s --json "$j" > "$tmp/stream.out"
+ok $? "stream: a 6 s run passes"
+jtrue "$j" "d['recorder']['storage'].startswith('streaming') and d['stream']['judged'] == d['oracle']['signals'] == d['recorder']['stored'] and d['recorder']['dropped_full'] == 0"
+ok $? "stream: every stored signal judged ($(jget "$j" "d['stream']['judged']")), none dropped"
+jtrue "$j" "d['stream']['judged_before_watermark'] == 0 and d['stream']['evidence_dropped'] == 0 and d['attribution']['complete']"
+ok $? "stream: every window judged complete"
+jtrue "$j" "d['stream']['memory']['rss_kib_last'] - d['stream']['memory']['rss_kib_after_1s'] < 2048 and d['stream']['memory']['rss_kib_max'] < 32768"
+ok $? "stream: resident set under 32 MiB and within 2 MiB of its 1 s figure at the end ($(jget "$j" "d['stream']['memory']"))"
+jtrue "$j" "d['mover']['log'].startswith('ring') and d['until_fail']['requested'] is False and d['until_fail']['signals_to_first_loss'] is None"
+ok $? "stream: rebinds read as a ring; no loss, no time to one"
+
+# --until-fail stops at the first lost overflow and says when.
+j=$tmp/until.json
+$PMS run lost-overflow --duration 60s --until-fail --inject-drop-every 300 --json "$j" > /dev/null
+ok $([ $? -eq 1 ]; echo $?) "--until-fail: exits 1 (fail) at the first loss"
+jtrue "$j" "d['until_fail']['stopped'] and d['until_fail']['signals_to_first_loss'] == 300 and 0 < d['until_fail']['time_to_first_loss_ns'] < 30e9 and d['workload']['seconds'] < 30"
+ok $? "--until-fail: stopped at signal 300 (the 300th arrival was dropped) long before 60 s ($(jget "$j" "d['until_fail']"))"
+grep -q "stopped at the first lost overflow" <<< "$(jget "$j" "d['reason']")"; ok $? "--until-fail: the reason says so"
+
+# --max-signals means nothing to a streaming recorder: refused, not ignored.
+$PMS run lost-overflow --duration 1s --max-signals 5000 > /dev/null 2> "$tmp/ms.err"
+ok $([ $? -eq 64 ]; echo $?) "--max-signals on lost-overflow: usage error (64)"
+grep -q "does not apply" "$tmp/ms.err"; ok $? "--max-signals: one line saying why"
+
 # JSON on stdout: machine output only, the human summary goes to stderr.
 $PMS run lost-overflow --duration 500ms --json - > "$tmp/stdout.json" 2> "$tmp/stderr"
 ok $? "--json -: exits 0"
