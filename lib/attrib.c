@@ -454,6 +454,70 @@ int pms_attrib_stream_finish(struct pms_attrib_stream *as, const uint64_t events
 	return 0;
 }
 
+int pms_attrib_stream_merge(struct pms_attrib_stream *dst, struct pms_attrib_stream *src,
+			    uint16_t lane)
+{
+	struct pms_attrib_result *d = dst->res, *r = src->res;
+	size_t i;
+	int c, k, m;
+
+	d->anomalies += r->anomalies;
+	d->on_time += r->on_time;
+	d->anomaly_ns += r->anomaly_ns;
+	d->on_time_ns += r->on_time_ns;
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		d->cause[c].anomaly_windows += r->cause[c].anomaly_windows;
+		d->cause[c].on_time_windows += r->cause[c].on_time_windows;
+		d->cause[c].anomaly_events += r->cause[c].anomaly_events;
+		d->cause[c].on_time_events += r->cause[c].on_time_events;
+	}
+	dst->on_time_count += src->on_time_count;
+	dst->count_back |= src->count_back;
+	for (k = 0; k < PMS_CLASS_NR; k++)
+		for (m = 0; m < 256; m++)
+			dst->tally[k][m] += src->tally[k][m];
+	for (i = 0; i < src->nlen; i++) {
+		if (dst->nlen < PMS_ATTRIB_EXACT) {
+			if (dst->nlen == dst->len_cap) {
+				size_t cap = dst->len_cap ? 2 * dst->len_cap : 256;
+				double *t = realloc(dst->len_t, cap * sizeof(*t));
+				double *cn = t ? realloc(dst->len_c, cap * sizeof(*cn)) : NULL;
+
+				if (t)
+					dst->len_t = t;
+				if (!t || !cn)
+					return -ENOMEM;
+				dst->len_c = cn;
+				dst->len_cap = cap;
+			}
+			dst->len_t[dst->nlen] = src->len_t[i];
+			dst->len_c[dst->nlen++] = src->len_c[i];
+		} else {
+			dst->bin_t[len_bin(src->len_t[i])]++;
+			dst->bin_c[len_bin(src->len_c[i])]++;
+		}
+	}
+	for (i = 0; i < PMS_ATTRIB_BINS; i++) {
+		dst->bin_t[i] += src->bin_t[i];
+		dst->bin_c[i] += src->bin_c[i];
+	}
+	for (i = 0; i < r->nr_kept && d->nr_kept < dst->max_kept; i++) {
+		if (d->nr_kept == dst->kept_cap) {
+			size_t cap = dst->kept_cap ? 2 * dst->kept_cap : 64;
+			struct pms_attrib_kept *nk = realloc(d->kept, cap * sizeof(*nk));
+
+			if (!nk)
+				return -ENOMEM;
+			d->kept = nk;
+			dst->kept_cap = cap;
+		}
+		d->kept[d->nr_kept] = r->kept[i];
+		d->kept[d->nr_kept++].lane = lane;
+	}
+	pms_attrib_stream_abort(src);
+	return 0;
+}
+
 void pms_attrib_stream_abort(struct pms_attrib_stream *as)
 {
 	free(as->len_t);
@@ -508,20 +572,29 @@ void pms_attrib_free(struct pms_attrib_result *res)
 	res->nr_kept = 0;
 }
 
-const struct pms_attrib_kept *pms_attrib_kept_find(const struct pms_attrib_result *res,
-						   uint64_t signal)
+const struct pms_attrib_kept *pms_attrib_kept_find_lane(const struct pms_attrib_result *res,
+							uint16_t lane, uint64_t signal)
 {
 	size_t lo = 0, hi = res->nr_kept;
 
+	/* sorted by (lane, signal): each thread's were appended in order */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (res->kept[mid].signal < signal)
+		if (res->kept[mid].lane < lane ||
+		    (res->kept[mid].lane == lane && res->kept[mid].signal < signal))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < res->nr_kept && res->kept[lo].signal == signal ? &res->kept[lo] : NULL;
+	return lo < res->nr_kept && res->kept[lo].lane == lane && res->kept[lo].signal == signal ?
+	       &res->kept[lo] : NULL;
+}
+
+const struct pms_attrib_kept *pms_attrib_kept_find(const struct pms_attrib_result *res,
+						   uint64_t signal)
+{
+	return pms_attrib_kept_find_lane(res, 0, signal);
 }
 
 static json_object *evidence_json(const struct pms_evidence *e, uint64_t from)
@@ -555,12 +628,15 @@ void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attr
 	    !json_object_object_get_ex(anom, "list", &list))
 		return;
 	for (i = 0; i < json_object_array_length(list); i++) {
-		json_object *a = json_object_array_get_idx(list, i), *num, *items;
+		json_object *a = json_object_array_get_idx(list, i), *num, *items, *th;
 		const struct pms_attrib_kept *kp;
+		uint16_t lane = 0;
 
 		if (!json_object_object_get_ex(a, "signal", &num))
 			continue;
-		kp = pms_attrib_kept_find(res, json_object_get_uint64(num));
+		if (json_object_object_get_ex(a, "thread", &th))
+			lane = (uint16_t)json_object_get_int(th);
+		kp = pms_attrib_kept_find_lane(res, lane, json_object_get_uint64(num));
 		if (!kp)
 			continue;
 		json_object_object_add(a, "cause", json_object_new_string(

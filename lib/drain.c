@@ -321,15 +321,12 @@ int pms_drain_finish(struct pms_drain *d)
 	d->failed_stop = false;
 	pms_drain_poll(d, UINT64_MAX);
 	ret = pms_oracle_stream_finish(&d->os);
+	d->finished = true;
 	if (ret) {
 		pms_attrib_stream_abort(&d->as);
 		return ret;
 	}
-	ret = pms_attrib_stream_finish(&d->as, d->events);
-	d->finished = true;
-	if (d->oom)
-		return -ENOMEM;
-	return ret;
+	return d->oom ? -ENOMEM : 0;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -390,10 +387,10 @@ void pms_drain_fini(struct pms_drain *d)
 	if (!d->finished) {
 		free(d->os.gaps);
 		d->os.gaps = NULL;
-		free(d->as.len_t);
-		free(d->as.len_c);
-		d->as.len_t = d->as.len_c = NULL;
 	}
+	free(d->as.len_t);
+	free(d->as.len_c);
+	d->as.len_t = d->as.len_c = NULL;
 	pms_oracle_result_free(&d->ores);
 	pms_attrib_free(&d->ares);
 	free(d->pend);

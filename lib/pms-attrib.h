@@ -99,6 +99,7 @@ struct pms_attrib_kept {
 	uint8_t cls;		/* its class, late turned gap when settled */
 	uint8_t cause;		/* chosen cause + 1, 0: unexplained */
 	uint8_t nitems;
+	uint16_t lane;		/* the counting thread (merged runs), 0 otherwise */
 	struct pms_evidence items[PMS_ATTRIB_MAX_LISTED];
 };
 
@@ -155,8 +156,18 @@ void pms_attrib_stream_settled(struct pms_attrib_stream *as, uint32_t tag, enum 
 /* Base rates, lifts, and a cause per anomaly.  @events: items per cause in the run. */
 int pms_attrib_stream_finish(struct pms_attrib_stream *as, const uint64_t events[PMS_CAUSE_NR]);
 void pms_attrib_stream_abort(struct pms_attrib_stream *as);
+/*
+ * Add @src's windows (another counting thread's, marked @lane) to @dst
+ * before pms_attrib_stream_finish(@dst): the base rates are then the
+ * run's.  @src is released.  Return: 0 or -ENOMEM.
+ */
+int pms_attrib_stream_merge(struct pms_attrib_stream *dst, struct pms_attrib_stream *src,
+			    uint16_t lane);
 
-/* The kept window of signal number @signal, or NULL. */
+/* The kept window of thread @lane's signal number @signal, or NULL. */
+const struct pms_attrib_kept *pms_attrib_kept_find_lane(const struct pms_attrib_result *res,
+							uint16_t lane, uint64_t signal);
+/* The same for thread 0. */
 const struct pms_attrib_kept *pms_attrib_kept_find(const struct pms_attrib_result *res,
 						   uint64_t signal);
 

@@ -100,7 +100,11 @@ void pms_drain_evidence(struct pms_drain *d, uint64_t time_ns, enum pms_cause ca
  */
 bool pms_drain_poll(struct pms_drain *d, uint64_t watermark);
 
-/* After counting stopped and every source was read: judge the rest, close. */
+/*
+ * After counting stopped and every source was read: judge the rest and
+ * close the oracle.  The attribution stream (@as) is left open, so that
+ * several threads' can be merged before pms_attrib_stream_finish().
+ */
 int pms_drain_finish(struct pms_drain *d);
 
 /* The `stream` section: what was held, dropped, judged early; statistics. */

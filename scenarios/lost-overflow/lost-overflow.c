@@ -33,6 +33,10 @@ static const struct pms_opt_desc lo_opts[] = {
 	  .help = "rebind from a thread (hwloc) or with a `taskset -c -p` loop as in the seed" },
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
 	  .help = "CPUs to move across (default: two CPUs of the same CPU kind)" },
+	{ .name = "threads", .type = PMS_OPT_U64, .def = "0", .min = 0, .max = 64, .arg = "N",
+	  .help = "counting threads, each with its own counter, signal, oracle and mover on "
+		  "its own pair of CPUs (default 0: one per disjoint pair of one CPU kind, at "
+		  "most 8; more than the pairs share them)" },
 	{ .name = "until-fail", .type = PMS_OPT_FLAG,
 	  .help = "stop at the first lost overflow and report the time and signals to it "
 		  "(for CI and bisection)" },
@@ -74,19 +78,19 @@ static enum pms_status lo_setup(struct pms_run *run)
 static json_object *count_check(const struct pms_sigrun *r, uint64_t signals)
 {
 	json_object *o = json_object_new_object();
-	uint64_t expect = r->work.iterations;
+	uint64_t expect = r->total_iterations;
 	bool applies = r->c.ev.breakpoint;
 
 	if (r->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT)
 		expect += signals;
-	if (!applies || !r->k.final_valid) {
+	if (!applies || !r->total_final_valid) {
 		json_object_object_add(o, "applies", json_object_new_boolean(false));
 		return o;
 	}
 	json_object_object_add(o, "applies", json_object_new_boolean(true));
 	json_object_object_add(o, "expected", json_object_new_uint64(expect));
-	json_object_object_add(o, "observed", json_object_new_uint64(r->k.final_value));
-	json_object_object_add(o, "match", json_object_new_boolean(expect == r->k.final_value));
+	json_object_object_add(o, "observed", json_object_new_uint64(r->total_final));
+	json_object_object_add(o, "match", json_object_new_boolean(expect == r->total_final));
 	json_object_object_add(o, "rule", json_object_new_string(
 		r->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT ?
 		"arm64 breakpoint: one count per call plus one per signal" :
@@ -126,10 +130,10 @@ static void lo_run(struct pms_run *run)
 			 strerror(-r->drain_err));
 		return;
 	}
-	oracle = pms_sigrun_report(run, r, count_check(r, r->rec.n), &r->drain.ocfg,
-				   &r->drain.ores);
-	pms_sigrun_verdict(run, r, &r->drain.ocfg, &r->drain.ores, NULL);
-	pms_sigrun_attribute(run, r, &r->drain.ores, NULL, NULL, 0, oracle);
+	oracle = pms_sigrun_report(run, r, count_check(r, r->total.signals), &r->total_cfg,
+				   &r->total);
+	pms_sigrun_verdict(run, r, &r->total_cfg, &r->total, NULL);
+	pms_sigrun_attribute(run, r, &r->total, NULL, NULL, 0, oracle);
 	pms_sigrun_caveats(run, r);
 }
 

@@ -282,7 +282,7 @@ static enum pms_status sk_setup(struct pms_run *run)
 		return st->setup_status;
 	}
 	/* The counting thread exists and waits: its tid is the trace's filter. */
-	return pms_tracing_start(run, &st->tr, st->tid);
+	return pms_tracing_start(run, &st->tr, &st->tid, 1);
 }
 
 /*

@@ -102,6 +102,7 @@ static void test_same_as_whole_run(void)
 	while (e < nev)
 		pms_drain_evidence(d, ev[e].time_ns, ev[e].cause, ev[e].a, ev[e].b), e++;
 	ok(!pms_drain_finish(d), "drain: finish");
+	ok(!pms_attrib_stream_finish(&d->as, d->events), "drain: attribution finish");
 
 	/* What sigrun adds to the whole run's evidence, the drain derives itself. */
 	for (i = 0; i < n && nev < N; i++)
