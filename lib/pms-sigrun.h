@@ -141,7 +141,7 @@ struct pms_sigrun {
 	int64_t migrations_sched_sum;	/* -1: unknown for some thread */
 	bool aff_restored_all;
 	/* resident set, read once a second while the run goes */
-	uint64_t rss_read_ns, rss_first_ns, rss_1s_kib, rss_last_kib, rss_max_kib;
+	uint64_t rss_read_ns, rss_first_ns, rss_1s_kib, rss_10s_kib, rss_last_kib, rss_max_kib;
 };
 
 #define PMS_SIGRUN_STREAM_SLOTS	65536	/* per counting thread: 0.65 s at 100k signals/s */

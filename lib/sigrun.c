@@ -459,6 +459,8 @@ static bool stream_poll(void *arg)
 			s->rss_first_ns = now;
 		else if (!s->rss_1s_kib)
 			s->rss_1s_kib = kib;
+		else if (!s->rss_10s_kib && now - s->rss_first_ns >= 10000000000ull)
+			s->rss_10s_kib = kib;
 		s->rss_read_ns = now;
 		s->rss_last_kib = kib;
 		if (kib > s->rss_max_kib)
@@ -928,6 +930,8 @@ json_object *pms_sigrun_report(struct pms_run *run, const struct pms_sigrun *s,
 		annotate_threads(s, o);
 		json_object_object_add(mem, "rss_kib_after_1s", s->rss_1s_kib ?
 				       json_object_new_uint64(s->rss_1s_kib) : NULL);
+		json_object_object_add(mem, "rss_kib_after_10s", s->rss_10s_kib ?
+				       json_object_new_uint64(s->rss_10s_kib) : NULL);
 		json_object_object_add(mem, "rss_kib_last", s->rss_last_kib ?
 				       json_object_new_uint64(s->rss_last_kib) : NULL);
 		json_object_object_add(mem, "rss_kib_max", s->rss_max_kib ?
