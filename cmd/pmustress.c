@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "pms-stress.h"
 #include "scenarios.h"
 
 static const struct pms_command commands[] = {
@@ -99,6 +100,9 @@ int main(int argc, char **argv)
 {
 	const struct pms_command *c;
 
+	/* A stressor's child (--fork-churn, --preempt-by process): not a command. */
+	if (argc >= 2 && !strcmp(argv[1], PMS_STRESS_CHILD_ARG))
+		return pms_stress_child_main(argc - 1, argv + 1);
 	if (argc < 2) {
 		pms_usage(stderr);
 		return PMS_EXIT_USAGE;

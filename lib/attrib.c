@@ -48,81 +48,20 @@ void pms_evidence_sort(struct pms_evidence *ev, size_t n)
 		qsort(ev, n, sizeof(*ev), cmp_ev);
 }
 
-/* Per-cause sorted timestamps, so a window is two binary searches. */
-struct by_cause {
-	uint64_t *t[PMS_CAUSE_NR];
-	size_t n[PMS_CAUSE_NR];
-};
-
-static size_t upper(const uint64_t *t, size_t n, uint64_t x)
+/* First evidence item stamped after @x. */
+static size_t upper_ev(const struct pms_evidence *ev, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t[mid] <= x)
+		if (ev[mid].time_ns <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
-}
-
-static size_t in_window(const struct by_cause *bc, int c, uint64_t from, uint64_t to)
-{
-	return upper(bc->t[c], bc->n[c], to) - upper(bc->t[c], bc->n[c], from);
-}
-
-static void free_by_cause(struct by_cause *bc)
-{
-	int c;
-
-	for (c = 0; c < PMS_CAUSE_NR; c++)
-		free(bc->t[c]);
-}
-
-static int split(const struct pms_evidence *ev, size_t nev, struct by_cause *bc)
-{
-	size_t i;
-	int c;
-
-	memset(bc, 0, sizeof(*bc));
-	for (c = 0; c < PMS_CAUSE_NR; c++) {
-		bc->t[c] = malloc((nev ? nev : 1) * sizeof(uint64_t));
-		if (!bc->t[c]) {
-			free_by_cause(bc);
-			return -ENOMEM;
-		}
-	}
-	for (i = 0; i < nev; i++)
-		if (ev[i].cause < PMS_CAUSE_NR)
-			bc->t[ev[i].cause][bc->n[ev[i].cause]++] = ev[i].time_ns;
-	return 0;
-}
-
-/*
- * An anomaly's window starts at the last on-time signal before it, so a
- * burst of late signals all see what happened since things last went right;
- * an on-time signal's window starts at the signal before it (what it came
- * through unharmed), so a cause is not counted twice around one anomaly.
- * Before the first on-time signal, an anomaly's window starts at the signal
- * before it.
- */
-static size_t start_of(const uint8_t *cls, size_t i, size_t last_ok)
-{
-	/* No on-time signal yet (a run throttled from the start): the one before. */
-	if (cls[i] == PMS_CLASS_ON_TIME || last_ok == SIZE_MAX)
-		return i ? i - 1 : SIZE_MAX;
-	return last_ok;
-}
-
-static bool window_of(const struct pms_signal *sig, size_t last_ok, uint64_t *from)
-{
-	if (last_ok == SIZE_MAX)
-		return false;
-	*from = sig[last_ok].time_ns;
-	return true;
 }
 
 /*
@@ -172,66 +111,264 @@ static double chance_in(double q, double len, double mean)
 	return -expm1(log1p(-q) * len / mean);
 }
 
-int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *sig,
-		   const uint8_t *cls, size_t n, const struct pms_evidence *ev, size_t nev,
-		   struct pms_attrib_result *res)
+/* Window lengths past the exact ones: 64 bins an octave, from 1 to 2^64. */
+static size_t len_bin(double len)
 {
-	struct by_cause bc;
-	size_t i, last_ok = SIZE_MAX;
-	uint64_t from, on_time_count = 0;
-	bool count_back = false;
-	int c, ret;
+	double b = len < 1 ? 0 : log2(len) * PMS_ATTRIB_BINS_PER_OCTAVE;
 
+	return b >= PMS_ATTRIB_BINS - 1 ? PMS_ATTRIB_BINS - 1 : (size_t)b;
+}
+
+static double bin_len(size_t b)
+{
+	return exp2(((double)b + 0.5) / PMS_ATTRIB_BINS_PER_OCTAVE);
+}
+
+void pms_attrib_stream_init(struct pms_attrib_stream *as, const struct pms_attrib_cfg *cfg,
+			    struct pms_attrib_result *res, size_t max_kept)
+{
+	memset(as, 0, sizeof(*as));
 	memset(res, 0, sizeof(*res));
 	res->dominant = -1;
-	res->chosen = calloc(n ? n : 1, 1);
-	if (!res->chosen)
-		return -ENOMEM;
-	ret = split(ev, nev, &bc);
-	if (ret) {
-		free(res->chosen);
-		res->chosen = NULL;
-		return ret;
+	as->cfg = cfg;
+	as->res = res;
+	as->max_kept = max_kept;
+}
+
+/*
+ * An anomaly's window starts at the last on-time signal before it, so a
+ * burst of late signals all see what happened since things last went right;
+ * an on-time signal's window starts at the signal before it (what it came
+ * through unharmed), so a cause is not counted twice around one anomaly.
+ * Before the first on-time signal, an anomaly's window starts at the signal
+ * before it; the first signal has none.
+ */
+static bool window_from(const struct pms_attrib_stream *as, bool on_time, uint64_t *t,
+			uint64_t *v)
+{
+	if (!on_time && as->have_ok) {
+		*t = as->ok_t;
+		*v = as->ok_v;
+		return true;
 	}
-	for (c = 0; c < PMS_CAUSE_NR; c++)
-		res->cause[c].events = bc.n[c];
+	if (!as->have_prev)
+		return false;
+	*t = as->prev_t;
+	*v = as->prev_v;
+	return true;
+}
 
-	/* First pass: how often each cause falls into each kind of window. */
-	for (i = 0; i < n; i++) {
-		bool on_time = cls[i] == PMS_CLASS_ON_TIME;
+/* Causes present in (from, to], and how many items of each. */
+static uint8_t scan(const struct pms_ev_view *ev, uint64_t from, uint64_t to,
+		    uint64_t count[PMS_CAUSE_NR], size_t lo_out[PMS_EV_SEGS])
+{
+	uint8_t mask = 0;
+	int g;
 
-		size_t st = start_of(cls, i, last_ok);
+	for (g = 0; ev && g < PMS_EV_SEGS; g++) {
+		const struct pms_evidence *e = ev->ev[g];
+		size_t lo, hi, i;
 
-		if (window_of(sig, st, &from)) {
-			uint64_t span = sig[i].time_ns - from;
+		if (!ev->n[g])
+			continue;
+		lo = upper_ev(e, ev->n[g], from);
+		hi = upper_ev(e, ev->n[g], to);
+		for (i = lo; i < hi; i++) {
+			if (e[i].cause >= PMS_CAUSE_NR)
+				continue;
+			mask |= (uint8_t)(1u << e[i].cause);
+			if (count)
+				count[e[i].cause]++;
+		}
+		if (lo_out)
+			lo_out[g] = lo;
+	}
+	return mask;
+}
 
-			if (sig[i].value < sig[st].value)
-				count_back = true;
-			if (on_time) {
-				res->on_time++;
-				res->on_time_ns += span;
-				on_time_count += sig[i].value - sig[st].value;
-			} else {
-				res->anomalies++;
-				res->anomaly_ns += span;
-			}
-			for (c = 0; c < PMS_CAUSE_NR; c++) {
-				size_t k = in_window(&bc, c, from, sig[i].time_ns);
+/* The first items of (from, to] over every segment, in time order. */
+static uint8_t first_items(const struct pms_ev_view *ev, size_t lo[PMS_EV_SEGS], uint64_t to,
+			   struct pms_evidence *out, size_t max)
+{
+	size_t got = 0;
 
-				if (!k)
-					continue;
-				if (on_time) {
-					res->cause[c].on_time_windows++;
-					res->cause[c].on_time_events += k;
-				} else {
-					res->cause[c].anomaly_windows++;
-					res->cause[c].anomaly_events += k;
+	while (got < max) {
+		int g, best = -1;
+
+		for (g = 0; g < PMS_EV_SEGS; g++)
+			if (lo[g] < ev->n[g] && ev->ev[g][lo[g]].time_ns <= to &&
+			    (best < 0 || ev->ev[g][lo[g]].time_ns < ev->ev[best][lo[best]].time_ns))
+				best = g;
+		if (best < 0)
+			break;
+		out[got++] = ev->ev[best][lo[best]++];
+	}
+	return (uint8_t)got;
+}
+
+uint32_t pms_attrib_stream_tag(const struct pms_attrib_stream *as, const struct pms_signal *s,
+			       const struct pms_ev_view *ev)
+{
+	uint64_t from, v;
+	uint32_t kept = as->res->nr_kept < as->max_kept ? (uint32_t)as->res->nr_kept + 1 : 0;
+
+	if (!window_from(as, false, &from, &v))
+		return PMS_ATTRIB_NO_WINDOW | kept << 8;
+	return scan(ev, from, s->time_ns, NULL, NULL) | kept << 8;
+}
+
+int pms_attrib_stream_push(struct pms_attrib_stream *as, const struct pms_signal *s,
+			   enum pms_class cls, uint32_t tag, const struct pms_ev_view *ev)
+{
+	struct pms_attrib_result *res = as->res;
+	bool on_time = cls == PMS_CLASS_ON_TIME;
+	uint64_t from = 0, from_v = 0, count[PMS_CAUSE_NR] = { 0 };
+	bool win = window_from(as, on_time, &from, &from_v);
+	uint8_t mask = 0;
+	size_t lo[PMS_EV_SEGS] = { 0 };
+	int c;
+
+	as->nr++;
+	if (win) {
+		uint64_t span = s->time_ns - from;
+
+		if (s->value < from_v)
+			as->count_back = true;
+		mask = scan(ev, from, s->time_ns, count, lo);
+		if (on_time) {
+			res->on_time++;
+			res->on_time_ns += span;
+			as->on_time_count += s->value - from_v;
+		} else {
+			double lt = (double)span, lc = (double)(s->value - from_v);
+
+			res->anomalies++;
+			res->anomaly_ns += span;
+			if (as->nlen < PMS_ATTRIB_EXACT) {
+				if (as->nlen == as->len_cap) {
+					size_t cap = as->len_cap ? 2 * as->len_cap : 256;
+					double *t = realloc(as->len_t, cap * sizeof(*t));
+					double *cn = t ? realloc(as->len_c, cap * sizeof(*cn)) : NULL;
+
+					if (t)
+						as->len_t = t;
+					if (!t || !cn)
+						return -ENOMEM;
+					as->len_c = cn;
+					as->len_cap = cap;
 				}
+				as->len_t[as->nlen] = lt;
+				as->len_c[as->nlen++] = lc;
+			} else {
+				as->bin_t[len_bin(lt)]++;
+				as->bin_c[len_bin(lc)]++;
 			}
 		}
-		if (on_time)
-			last_ok = i;
+		for (c = 0; c < PMS_CAUSE_NR; c++) {
+			if (!count[c])
+				continue;
+			if (on_time) {
+				res->cause[c].on_time_windows++;
+				res->cause[c].on_time_events += count[c];
+			} else {
+				res->cause[c].anomaly_windows++;
+				res->cause[c].anomaly_events += count[c];
+			}
+		}
 	}
+	if (!on_time) {
+		uint8_t key = win ? mask : PMS_ATTRIB_NO_WINDOW;
+
+		as->tally[cls][key]++;
+		if ((tag >> 8) && res->nr_kept < as->max_kept) {
+			struct pms_attrib_kept *k;
+
+			if (res->nr_kept == as->kept_cap) {
+				size_t cap = as->kept_cap ? 2 * as->kept_cap : 64;
+				struct pms_attrib_kept *nk;
+
+				if (cap > as->max_kept)
+					cap = as->max_kept;
+				nk = realloc(res->kept, cap * sizeof(*nk));
+				if (!nk)
+					return -ENOMEM;
+				res->kept = nk;
+				as->kept_cap = cap;
+			}
+			k = &res->kept[res->nr_kept++];
+			memset(k, 0, sizeof(*k));
+			k->signal = as->nr;
+			k->time_ns = s->time_ns;
+			k->from_ns = from;
+			k->windowed = win;
+			k->mask = key;
+			k->cls = (uint8_t)cls;
+			if (win && ev && res->nr_kept <= PMS_ATTRIB_ITEMS_KEPT)
+				k->nitems = first_items(ev, lo, s->time_ns, k->items,
+							as->cfg->max_listed < PMS_ATTRIB_MAX_LISTED ?
+							as->cfg->max_listed : PMS_ATTRIB_MAX_LISTED);
+		}
+	}
+	as->have_prev = true;
+	as->prev_t = s->time_ns;
+	as->prev_v = s->value;
+	if (on_time) {
+		as->have_ok = true;
+		as->ok_t = s->time_ns;
+		as->ok_v = s->value;
+	}
+	return 0;
+}
+
+void pms_attrib_stream_settled(struct pms_attrib_stream *as, uint32_t tag, enum pms_class from,
+			       enum pms_class to, uint64_t count)
+{
+	uint8_t key = (uint8_t)(tag & 0xff);
+	uint32_t kept = tag >> 8;
+
+	if (as->tally[from][key] < count)
+		count = as->tally[from][key];
+	as->tally[from][key] -= count;
+	as->tally[to][key] += count;
+	if (kept && kept <= as->res->nr_kept && as->res->kept[kept - 1].cls == from)
+		as->res->kept[kept - 1].cls = (uint8_t)to;
+}
+
+/* The cause chosen for an anomaly whose window held @mask, by the documented rule. */
+static int choose(const struct pms_attrib_cfg *cfg, const struct pms_attrib_result *res,
+		  uint8_t mask)
+{
+	int c, best = -1;
+
+	if (mask & PMS_ATTRIB_NO_WINDOW)
+		return -1;
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		const struct pms_cause_stat *cs = &res->cause[c];
+
+		if (!(mask & (1u << c)))
+			continue;
+		/* Environment stops signals by itself: present is enough. */
+		if (pms_cause_is_environment(c))
+			return c;
+		/* Never seen on time, or seen far more often with anomalies. */
+		if ((cs->lift < 0 || cs->lift >= cfg->lift_min) && cs->p < cfg->alpha &&
+		    (best < 0 || (cs->lift < 0 ? 1e300 : cs->lift) >
+		     (res->cause[best].lift < 0 ? 1e300 : res->cause[best].lift)))
+			best = c;
+	}
+	return best;
+}
+
+int pms_attrib_stream_finish(struct pms_attrib_stream *as, const uint64_t events[PMS_CAUSE_NR])
+{
+	const struct pms_attrib_cfg *cfg = as->cfg;
+	struct pms_attrib_result *res = as->res;
+	double mean;
+	size_t i;
+	int c, k, m;
+
+	for (c = 0; c < PMS_CAUSE_NR; c++)
+		res->cause[c].events = events ? events[c] : 0;
 	/*
 	 * Presence, not counts: evidence comes in bursts (a mover that got the
 	 * CPU rebinds many times in a row), so its events are not independent
@@ -253,26 +390,26 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 	 * stops the counter (a DISABLE, rotation off the PMU) makes a window
 	 * long in time but not in counts, and must not thereby look expected.
 	 */
-	res->by_count = !count_back && on_time_count && res->on_time &&
-			!(cfg->window_by_time);
-	last_ok = SIZE_MAX;
-	for (i = 0; i < n; i++) {
-		double mean = !res->on_time ? 0 : res->by_count ?
-			      (double)on_time_count / (double)res->on_time :
-			      (double)res->on_time_ns / (double)res->on_time;
-		size_t st;
+	res->by_count = !as->count_back && as->on_time_count && res->on_time &&
+			!cfg->window_by_time;
+	mean = !res->on_time ? 0 : res->by_count ?
+	       (double)as->on_time_count / (double)res->on_time :
+	       (double)res->on_time_ns / (double)res->on_time;
+	res->lengths_binned = 0;
+	for (i = 0; i < PMS_ATTRIB_BINS; i++)
+		res->lengths_binned += res->by_count ? as->bin_c[i] : as->bin_t[i];
+	for (c = 0; c < PMS_CAUSE_NR && res->on_time; c++) {
+		struct pms_cause_stat *cs = &res->cause[c];
 
-		if (cls[i] == PMS_CLASS_ON_TIME) {
-			last_ok = i;
-			continue;
+		for (i = 0; i < as->nlen; i++)
+			cs->expected += chance_in(cs->q, res->by_count ? as->len_c[i] : as->len_t[i],
+						  mean);
+		for (i = 0; i < PMS_ATTRIB_BINS; i++) {
+			uint64_t nb = res->by_count ? as->bin_c[i] : as->bin_t[i];
+
+			if (nb)
+				cs->expected += (double)nb * chance_in(cs->q, bin_len(i), mean);
 		}
-		st = start_of(cls, i, last_ok);
-		if (!res->on_time || !window_of(sig, st, &from))
-			continue;
-		for (c = 0; c < PMS_CAUSE_NR; c++)
-			res->cause[c].expected += chance_in(res->cause[c].q, res->by_count ?
-							    (double)(sig[i].value - sig[st].value) :
-							    (double)(sig[i].time_ns - from), mean);
 	}
 	for (c = 0; c < PMS_CAUSE_NR; c++) {
 		struct pms_cause_stat *cs = &res->cause[c];
@@ -284,50 +421,134 @@ int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *si
 				      cs->expected / (double)res->anomalies) : 1;
 	}
 
-	/* Second pass: choose a cause per anomaly by the documented rule. */
-	last_ok = SIZE_MAX;
-	for (i = 0; i < n; i++) {
-		int best = -1;
+	/* Choose a cause per anomaly: it depends only on what its window held. */
+	for (k = 0; k < PMS_CLASS_NR; k++) {
+		for (m = 0; m < 256; m++) {
+			uint64_t n = as->tally[k][m];
+			int best;
 
-		if (cls[i] == PMS_CLASS_ON_TIME) {
-			last_ok = i;
-			continue;
-		}
-		res->anomalies_by_class[cls[i]]++;
-		if (!window_of(sig, start_of(cls, i, last_ok), &from)) {
-			res->unexplained++;
-			continue;
-		}
-		for (c = 0; c < PMS_CAUSE_NR; c++) {
-			const struct pms_cause_stat *cs = &res->cause[c];
-
-			if (!in_window(&bc, c, from, sig[i].time_ns))
+			if (!n)
 				continue;
-			/* Environment stops signals by itself: present is enough. */
-			if (pms_cause_is_environment(c)) {
-				best = c;
-				break;
+			res->anomalies_by_class[k] += n;
+			best = choose(cfg, res, (uint8_t)m);
+			if (best < 0) {
+				res->unexplained += n;
+				continue;
 			}
-			/* Never seen on time, or seen far more often with anomalies. */
-			if ((cs->lift < 0 || cs->lift >= cfg->lift_min) && cs->p < cfg->alpha &&
-			    (best < 0 || (cs->lift < 0 ? 1e300 : cs->lift) >
-			     (res->cause[best].lift < 0 ? 1e300 : res->cause[best].lift)))
-				best = c;
+			res->cause[best].claimed += n;
+			res->claimed_by_class[k][best] += n;
 		}
-		if (best < 0) {
-			res->unexplained++;
-			continue;
-		}
-		res->chosen[i] = (uint8_t)(best + 1);
-		res->cause[best].claimed++;
-		res->claimed_by_class[cls[i]][best]++;
+	}
+	for (i = 0; i < res->nr_kept; i++) {
+		int best = choose(cfg, res, res->kept[i].mask);
+
+		res->kept[i].cause = (uint8_t)(best + 1);
 	}
 	for (c = 0; c < PMS_CAUSE_NR; c++)
 		if (res->cause[c].claimed &&
 		    (res->dominant < 0 || res->cause[c].claimed > res->cause[res->dominant].claimed))
 			res->dominant = c;
-	free_by_cause(&bc);
+	free(as->len_t);
+	free(as->len_c);
+	as->len_t = as->len_c = NULL;
 	return 0;
+}
+
+int pms_attrib_stream_merge(struct pms_attrib_stream *dst, struct pms_attrib_stream *src,
+			    uint16_t lane)
+{
+	struct pms_attrib_result *d = dst->res, *r = src->res;
+	size_t i;
+	int c, k, m;
+
+	d->anomalies += r->anomalies;
+	d->on_time += r->on_time;
+	d->anomaly_ns += r->anomaly_ns;
+	d->on_time_ns += r->on_time_ns;
+	for (c = 0; c < PMS_CAUSE_NR; c++) {
+		d->cause[c].anomaly_windows += r->cause[c].anomaly_windows;
+		d->cause[c].on_time_windows += r->cause[c].on_time_windows;
+		d->cause[c].anomaly_events += r->cause[c].anomaly_events;
+		d->cause[c].on_time_events += r->cause[c].on_time_events;
+	}
+	dst->on_time_count += src->on_time_count;
+	dst->count_back |= src->count_back;
+	for (k = 0; k < PMS_CLASS_NR; k++)
+		for (m = 0; m < 256; m++)
+			dst->tally[k][m] += src->tally[k][m];
+	for (i = 0; i < src->nlen; i++) {
+		if (dst->nlen < PMS_ATTRIB_EXACT) {
+			if (dst->nlen == dst->len_cap) {
+				size_t cap = dst->len_cap ? 2 * dst->len_cap : 256;
+				double *t = realloc(dst->len_t, cap * sizeof(*t));
+				double *cn = t ? realloc(dst->len_c, cap * sizeof(*cn)) : NULL;
+
+				if (t)
+					dst->len_t = t;
+				if (!t || !cn)
+					return -ENOMEM;
+				dst->len_c = cn;
+				dst->len_cap = cap;
+			}
+			dst->len_t[dst->nlen] = src->len_t[i];
+			dst->len_c[dst->nlen++] = src->len_c[i];
+		} else {
+			dst->bin_t[len_bin(src->len_t[i])]++;
+			dst->bin_c[len_bin(src->len_c[i])]++;
+		}
+	}
+	for (i = 0; i < PMS_ATTRIB_BINS; i++) {
+		dst->bin_t[i] += src->bin_t[i];
+		dst->bin_c[i] += src->bin_c[i];
+	}
+	for (i = 0; i < r->nr_kept && d->nr_kept < dst->max_kept; i++) {
+		if (d->nr_kept == dst->kept_cap) {
+			size_t cap = dst->kept_cap ? 2 * dst->kept_cap : 64;
+			struct pms_attrib_kept *nk = realloc(d->kept, cap * sizeof(*nk));
+
+			if (!nk)
+				return -ENOMEM;
+			d->kept = nk;
+			dst->kept_cap = cap;
+		}
+		d->kept[d->nr_kept] = r->kept[i];
+		d->kept[d->nr_kept++].lane = lane;
+	}
+	pms_attrib_stream_abort(src);
+	return 0;
+}
+
+void pms_attrib_stream_abort(struct pms_attrib_stream *as)
+{
+	free(as->len_t);
+	free(as->len_c);
+	as->len_t = as->len_c = NULL;
+	pms_attrib_free(as->res);
+}
+
+int pms_attrib_run(const struct pms_attrib_cfg *cfg, const struct pms_signal *sig,
+		   const uint8_t *cls, size_t n, const struct pms_evidence *ev, size_t nev,
+		   struct pms_attrib_result *res)
+{
+	struct pms_attrib_stream as;
+	struct pms_ev_view view = { .ev = { ev }, .n = { nev } };
+	uint64_t events[PMS_CAUSE_NR] = { 0 };
+	size_t i;
+
+	pms_attrib_stream_init(&as, cfg, res, n);
+	for (i = 0; i < nev; i++)
+		if (ev[i].cause < PMS_CAUSE_NR)
+			events[ev[i].cause]++;
+	for (i = 0; i < n; i++) {
+		uint32_t tag = cls[i] == PMS_CLASS_ON_TIME ? 0 : pms_attrib_stream_tag(&as, &sig[i],
+										     &view);
+
+		if (pms_attrib_stream_push(&as, &sig[i], (enum pms_class)cls[i], tag, &view)) {
+			pms_attrib_stream_abort(&as);
+			return -ENOMEM;
+		}
+	}
+	return pms_attrib_stream_finish(&as, events);
 }
 
 int pms_attrib_schedule_out_cause(const struct pms_attrib_result *res,
@@ -346,8 +567,34 @@ int pms_attrib_schedule_out_cause(const struct pms_attrib_result *res,
 
 void pms_attrib_free(struct pms_attrib_result *res)
 {
-	free(res->chosen);
-	res->chosen = NULL;
+	free(res->kept);
+	res->kept = NULL;
+	res->nr_kept = 0;
+}
+
+const struct pms_attrib_kept *pms_attrib_kept_find_lane(const struct pms_attrib_result *res,
+							uint16_t lane, uint64_t signal)
+{
+	size_t lo = 0, hi = res->nr_kept;
+
+	/* sorted by (lane, signal): each thread's were appended in order */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (res->kept[mid].lane < lane ||
+		    (res->kept[mid].lane == lane && res->kept[mid].signal < signal))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < res->nr_kept && res->kept[lo].lane == lane && res->kept[lo].signal == signal ?
+	       &res->kept[lo] : NULL;
+}
+
+const struct pms_attrib_kept *pms_attrib_kept_find(const struct pms_attrib_result *res,
+						   uint64_t signal)
+{
+	return pms_attrib_kept_find_lane(res, 0, signal);
 }
 
 static json_object *evidence_json(const struct pms_evidence *e, uint64_t from)
@@ -372,9 +619,7 @@ static json_object *evidence_json(const struct pms_evidence *e, uint64_t from)
 }
 
 void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attrib_result *res,
-			 const struct pms_signal *sig, const uint8_t *cls, size_t n,
-			 const struct pms_evidence *ev,
-			 size_t nev, json_object *oracle)
+			 json_object *oracle)
 {
 	json_object *anom, *list;
 	size_t i, k;
@@ -383,34 +628,24 @@ void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attr
 	    !json_object_object_get_ex(anom, "list", &list))
 		return;
 	for (i = 0; i < json_object_array_length(list); i++) {
-		json_object *a = json_object_array_get_idx(list, i), *num, *items;
-		uint64_t nr, from = 0;
-		size_t s, j, lo;
+		json_object *a = json_object_array_get_idx(list, i), *num, *items, *th;
+		const struct pms_attrib_kept *kp;
+		uint16_t lane = 0;
 
 		if (!json_object_object_get_ex(a, "signal", &num))
 			continue;
-		nr = json_object_get_uint64(num);
-		if (!nr || nr > n)
+		if (json_object_object_get_ex(a, "thread", &th))
+			lane = (uint16_t)json_object_get_int(th);
+		kp = pms_attrib_kept_find_lane(res, lane, json_object_get_uint64(num));
+		if (!kp)
 			continue;
-		s = (size_t)nr - 1;
-		/* the window: back to the last on-time signal */
-		for (j = s; j-- > 0;)
-			if (cls[j] == PMS_CLASS_ON_TIME) {
-				from = sig[j].time_ns;
-				break;
-			}
-		if (!from && s)
-			from = sig[s - 1].time_ns;
 		json_object_object_add(a, "cause", json_object_new_string(
-			res->chosen[s] ? pms_cause_name(res->chosen[s] - 1) : "unexplained"));
-		json_object_object_add(a, "window_ns", from ?
-				       json_object_new_uint64(sig[s].time_ns - from) : NULL);
+			kp->cause ? pms_cause_name(kp->cause - 1) : "unexplained"));
+		json_object_object_add(a, "window_ns", kp->windowed ?
+				       json_object_new_uint64(kp->time_ns - kp->from_ns) : NULL);
 		items = json_object_new_array();
-		for (lo = 0; lo < nev && ev[lo].time_ns <= from; lo++)
-			;
-		for (k = lo; k < nev && ev[k].time_ns <= sig[s].time_ns &&
-		     json_object_array_length(items) < cfg->max_listed; k++)
-			pms_json_push(items, evidence_json(&ev[k], from));
+		for (k = 0; k < kp->nitems && k < cfg->max_listed; k++)
+			pms_json_push(items, evidence_json(&kp->items[k], kp->from_ns));
 		json_object_object_add(a, "evidence", items);
 	}
 }

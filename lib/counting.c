@@ -25,6 +25,8 @@ static void *counting_main(void *arg)
 
 	k->tid = gettid();
 	pthread_setname_np(pthread_self(), "pms-count");
+	/* Streaming recorder: this thread's signals go to its own ring. */
+	pms_recorder_lane_bind(k->lane);
 	sched_getaffinity(0, sizeof(k->aff_initial), &k->aff_initial);
 	if (k->pin_first) {
 		hwloc_bitmap_t first = hwloc_bitmap_alloc();

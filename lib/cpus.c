@@ -352,7 +352,15 @@ static void *mover_main(void *arg)
 		m->requested++;
 		if (err)
 			m->failed++;
-		if (m->log_n < m->log_cap) {
+		if (m->log_ring && m->log_cap) {
+			/* A ring the drain reads while it is written: see pms-cpus.h. */
+			struct pms_rebind *e = &m->log[m->log_n % m->log_cap];
+
+			e->time_ns = pms_now_ns();
+			e->cpu = cpu;
+			e->err = -err;
+			__atomic_store_n(&m->log_n, m->log_n + 1, __ATOMIC_RELEASE);
+		} else if (m->log_n < m->log_cap) {
 			m->log[m->log_n].time_ns = pms_now_ns();
 			m->log[m->log_n].cpu = cpu;
 			m->log[m->log_n].err = -err;
@@ -436,15 +444,50 @@ json_object *pms_mover_to_json(const struct pms_mover *m)
 	json_object_object_add(o, "seconds", json_object_new_double(secs));
 	json_object_object_add(o, "rebinds_per_second",
 			       json_object_new_double(secs > 0 ? (double)m->requested / secs : 0));
-	json_object_object_add(o, "log_kept", json_object_new_uint64(m->log_n));
+	json_object_object_add(o, "log", json_object_new_string(m->log_ring ?
+		"ring read as the run goes (rebinds become evidence, then are dropped)" :
+		"array kept for the whole run"));
+	json_object_object_add(o, "log_kept", json_object_new_uint64(m->log_ring ?
+		(m->log_n < m->log_cap ? m->log_n : m->log_cap) : m->log_n));
 	json_object_object_add(o, "log_dropped", json_object_new_uint64(m->log_dropped));
 	return o;
+}
+
+size_t pms_mover_log_read(const struct pms_mover *m, uint64_t *cursor, struct pms_rebind *out,
+			  size_t max, uint64_t *lost)
+{
+	uint64_t n = __atomic_load_n(&m->log_n, __ATOMIC_ACQUIRE), i, got = 0, after;
+
+	if (!m->log || !m->log_cap)
+		return 0;
+	if (n - *cursor > m->log_cap) {
+		*lost += n - *cursor - m->log_cap;
+		*cursor = n - m->log_cap;
+	}
+	for (i = *cursor; i < n && got < max; i++)
+		out[got++] = m->log[i % m->log_cap];
+	/* What the writer lapped while we copied is not to be trusted. */
+	after = __atomic_load_n(&m->log_n, __ATOMIC_ACQUIRE);
+	if (after > m->log_cap && after - m->log_cap > *cursor) {
+		uint64_t bad = after - m->log_cap - *cursor;
+
+		if (bad > got)
+			bad = got;
+		memmove(out, out + bad, (size_t)(got - bad) * sizeof(*out));
+		got -= bad;
+		*lost += bad;
+		*cursor += bad;
+	}
+	*cursor += got;
+	return (size_t)got;
 }
 
 const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64_t t)
 {
 	size_t lo = 0, hi = m->log_n;
 
+	if (m->log_ring)
+		return NULL;
 	/* The log is in time order: binary search for the first entry after t. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -38,7 +38,8 @@ long long pms_max_sample_rate(void)
  * "auto" runs without a trace where tracefs is unusable, and the result says
  * why; "on" makes that a set-up failure.
  */
-enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, pid_t tid)
+enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, const pid_t *tids,
+				  size_t nr_tids)
 {
 	struct pms_trace_cfg cfg = { 0 };
 	json_object *emu;
@@ -74,8 +75,8 @@ enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, pi
 		pms_trace_reap_stale(t->tracefs);
 		cfg.tracefs = t->tracefs;
 		cfg.buffer_kb = (unsigned int)pms_opt_u64(&run->opts, "trace-buffer-kb");
-		cfg.tids = &tid;
-		cfg.nr_tids = 1;
+		cfg.tids = tids;
+		cfg.nr_tids = nr_tids;
 		if (!pms_trace_start(&t->trace, &cfg, t->why, sizeof(t->why)))
 			t->traced = true;
 	}

@@ -143,43 +143,67 @@ static uint64_t rel(const struct pms_oracle_cfg *cfg, uint64_t x)
 	return x - cfg->base;
 }
 
-struct walk {
-	const struct pms_oracle_cfg *cfg;
-	struct pms_oracle_result *res;
-	size_t cap;			/* anomalies allocated */
-	uint64_t seg_base;
-	uint64_t prev_value;
-	int64_t prev_index;		/* highest index reached in this segment */
-	uint64_t owed;
-	size_t next_restart;
-	/* Signals that skipped indices and are still owed them, newest last:
-	 * a repayment goes to the newest, and what is left at the end turns
-	 * those signals from late into gap. */
-	struct gap {
-		uint64_t outstanding;
-		size_t anomaly;		/* index in res->anomalies, or SIZE_MAX */
-		uint64_t nr;		/* 1-based signal number */
-	} *gaps;
-	size_t nr_gaps, gaps_cap;
-	bool oom;
+#define walk pms_oracle_stream
+
+/*
+ * Signals that skipped indices and are still owed them, newest last, run
+ * length merged: @count signals in a row, each still owed @outstanding, with
+ * the same @tag.  A repayment goes to the newest signal; what is left at the
+ * end turns those signals from late into gap.  Signals whose anomaly was
+ * kept, or whose class is written per signal, stay one to an entry.
+ */
+struct pms_gap_run {
+	uint64_t outstanding;
+	uint64_t count;
+	size_t anomaly;		/* index in res->anomalies, or SIZE_MAX */
+	uint64_t nr;		/* 1-based signal number of the newest */
+	uint32_t tag;
 };
 
-static int push_gap(struct walk *w, uint64_t missing, size_t anomaly, uint64_t nr)
+static int push_gap(struct walk *w, uint64_t missing, size_t anomaly, uint64_t nr,
+		    uint32_t tag)
 {
+	struct pms_gap_run *top = w->nr_gaps ? &w->gaps[w->nr_gaps - 1] : NULL;
+
+	if (top && anomaly == SIZE_MAX && top->anomaly == SIZE_MAX && !w->cfg->classes &&
+	    top->outstanding == missing && top->tag == tag) {
+		top->count++;
+		top->nr = nr;
+		return 0;
+	}
 	if (w->nr_gaps == w->gaps_cap) {
 		size_t cap = w->gaps_cap ? 2 * w->gaps_cap : 64;
-		struct gap *g = realloc(w->gaps, cap * sizeof(*g));
+		struct pms_gap_run *g = realloc(w->gaps, cap * sizeof(*g));
 
 		if (!g)
 			return -ENOMEM;
 		w->gaps = g;
 		w->gaps_cap = cap;
 	}
-	w->gaps[w->nr_gaps].outstanding = missing;
-	w->gaps[w->nr_gaps].anomaly = anomaly;
-	w->gaps[w->nr_gaps].nr = nr;
+	w->gaps[w->nr_gaps] = (struct pms_gap_run){ .outstanding = missing, .count = 1,
+		.anomaly = anomaly, .nr = nr, .tag = tag };
 	w->nr_gaps++;
 	return 0;
+}
+
+/* One owed index repaid: by the newest signal still owed any. */
+static void repay_gap(struct walk *w)
+{
+	struct pms_gap_run *top;
+
+	if (!w->nr_gaps)
+		return;
+	top = &w->gaps[w->nr_gaps - 1];
+	if (top->count > 1) {
+		/* split the newest off its run; it owes one less */
+		top->count--;
+		if (top->outstanding > 1 &&
+		    push_gap(w, top->outstanding - 1, SIZE_MAX, top->nr, top->tag))
+			w->oom = true;
+		return;
+	}
+	if (!--top->outstanding)
+		w->nr_gaps--;
 }
 
 /* Late signals whose skipped indices nobody repaid carried a loss, not lateness. */
@@ -189,12 +213,16 @@ static void settle_gaps(struct walk *w)
 	size_t i;
 
 	for (i = 0; i < w->nr_gaps; i++) {
-		res->by_class[PMS_CLASS_LATE]--;
-		res->by_class[PMS_CLASS_GAP]++;
-		if (w->gaps[i].anomaly != SIZE_MAX)
-			res->anomalies[w->gaps[i].anomaly].cls = PMS_CLASS_GAP;
+		const struct pms_gap_run *g = &w->gaps[i];
+
+		res->by_class[PMS_CLASS_LATE] -= g->count;
+		res->by_class[PMS_CLASS_GAP] += g->count;
+		if (g->anomaly != SIZE_MAX)
+			res->anomalies[g->anomaly].cls = PMS_CLASS_GAP;
 		if (w->cfg->classes)
-			w->cfg->classes[w->gaps[i].nr - 1] = PMS_CLASS_GAP;
+			w->cfg->classes[g->nr - 1] = PMS_CLASS_GAP;
+		if (w->settled)
+			w->settled(w->settled_arg, g->anomaly, g->tag, g->count);
 	}
 	free(w->gaps);
 	w->gaps = NULL;
@@ -211,6 +239,20 @@ static void add_anomaly(struct walk *w, uint64_t nr, enum pms_class cls,
 	res->anomalies_total++;
 	if (res->nr_anomalies >= w->cap)
 		return;
+	if (res->nr_anomalies == w->anomalies_alloc) {
+		size_t cap = w->anomalies_alloc ? 2 * w->anomalies_alloc : 64;
+		struct pms_anomaly *na;
+
+		if (cap > w->cap)
+			cap = w->cap;
+		na = realloc(res->anomalies, cap * sizeof(*na));
+		if (!na) {
+			w->oom = true;
+			return;
+		}
+		res->anomalies = na;
+		w->anomalies_alloc = cap;
+	}
 	a = &res->anomalies[res->nr_anomalies++];
 	a->signal = nr;
 	a->cls = cls;
@@ -279,7 +321,8 @@ static void cross_restarts(struct walk *w, uint64_t value)
 	}
 }
 
-static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s)
+static enum pms_class classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s,
+				   uint32_t tag)
 {
 	const struct pms_oracle_cfg *cfg = w->cfg;
 	struct pms_oracle_result *res = w->res;
@@ -298,8 +341,7 @@ static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s
 		if (w->owed) {
 			cls = PMS_CLASS_COALESCED;
 			w->owed--;
-			if (w->nr_gaps && !--w->gaps[w->nr_gaps - 1].outstanding)
-				w->nr_gaps--;
+			repay_gap(w);
 		} else {
 			cls = PMS_CLASS_SPURIOUS;
 		}
@@ -332,7 +374,7 @@ static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s
 	if (cls != PMS_CLASS_ON_TIME)
 		add_anomaly(w, nr, cls, s, delta, index, missing);
 	if (missing && push_gap(w, missing, res->nr_anomalies && res->anomalies_total ==
-				res->nr_anomalies ? res->nr_anomalies - 1 : SIZE_MAX, nr))
+				res->nr_anomalies ? res->nr_anomalies - 1 : SIZE_MAX, nr, tag))
 		w->oom = true;
 	/* Counted besides the timing class: it is a separate kernel fault. */
 	if (s->si_code != POLL_IN) {
@@ -343,6 +385,7 @@ static void classify_one(struct walk *w, uint64_t nr, const struct pms_signal *s
 	w->prev_value = s->value;
 	if (index > w->prev_index)
 		w->prev_index = index;
+	return cls;
 }
 
 static int check_cfg(const struct pms_oracle_cfg *cfg)
@@ -378,44 +421,52 @@ static int check_cfg(const struct pms_oracle_cfg *cfg)
  * Return: 0, -EINVAL (period 0, tolerance >= period, restarts NULL or not
  * ascending, @sig NULL with @n > 0), or -ENOMEM.
  */
-int pms_oracle_classify(const struct pms_oracle_cfg *cfg, const struct pms_signal *sig,
-			size_t n, struct pms_oracle_result *res)
+int pms_oracle_stream_init(struct pms_oracle_stream *w, const struct pms_oracle_cfg *cfg,
+			   struct pms_oracle_result *res)
 {
-	struct walk w = { .cfg = cfg, .res = res };
-	size_t i;
 	int ret;
 
-	if (!res)
+	if (!w || !res)
 		return -EINVAL;
+	memset(w, 0, sizeof(*w));
 	memset(res, 0, sizeof(*res));
-	if (!cfg || (n && !sig))
+	if (!cfg)
 		return -EINVAL;
 	ret = check_cfg(cfg);
 	if (ret)
 		return ret;
+	w->cfg = cfg;
+	w->res = res;
+	w->cap = cfg->max_anomalies;
+	start_segment(w, cfg->base);
+	return 0;
+}
 
-	/* A signal yields at most two anomalies (timing class and si_code). */
-	w.cap = cfg->max_anomalies;
-	if (n <= SIZE_MAX / 2 && w.cap > 2 * n)
-		w.cap = 2 * n;
-	if (w.cap) {
-		res->anomalies = calloc(w.cap, sizeof(*res->anomalies));
-		if (!res->anomalies)
-			return -ENOMEM;
-	}
+enum pms_class pms_oracle_stream_push(struct pms_oracle_stream *w, const struct pms_signal *s,
+				      uint32_t tag)
+{
+	w->res->signals++;
+	return classify_one(w, w->res->signals, s, tag);
+}
 
-	start_segment(&w, cfg->base);
-	for (i = 0; i < n; i++)
-		classify_one(&w, i + 1, &sig[i]);
-	res->signals = n;
+uint64_t pms_oracle_stream_owed(const struct pms_oracle_stream *w)
+{
+	return w->owed;
+}
+
+int pms_oracle_stream_finish(struct pms_oracle_stream *w)
+{
+	const struct pms_oracle_cfg *cfg = w->cfg;
+	struct pms_oracle_result *res = w->res;
+	size_t i;
 
 	if (cfg->final_valid) {
-		cross_restarts(&w, cfg->final_value);
-		w.owed += segment_tail(&w, cfg->final_value, true);
+		cross_restarts(w, cfg->final_value);
+		w->owed += segment_tail(w, cfg->final_value, true);
 	}
-	res->lost = w.owed;
-	settle_gaps(&w);
-	if (w.oom) {
+	res->lost = w->owed;
+	settle_gaps(w);
+	if (w->oom) {
 		pms_oracle_result_free(res);
 		return -ENOMEM;
 	}
@@ -431,6 +482,34 @@ int pms_oracle_classify(const struct pms_oracle_cfg *cfg, const struct pms_signa
 		res->judged[PMS_CLASS_COALESCED] = false;
 	}
 	return 0;
+}
+
+void pms_oracle_stream_abort(struct pms_oracle_stream *w)
+{
+	free(w->gaps);
+	w->gaps = NULL;
+	w->nr_gaps = 0;
+	pms_oracle_result_free(w->res);
+}
+
+int pms_oracle_classify(const struct pms_oracle_cfg *cfg, const struct pms_signal *sig,
+			size_t n, struct pms_oracle_result *res)
+{
+	struct pms_oracle_stream w;
+	size_t i;
+	int ret;
+
+	if (!res)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	if (!cfg || (n && !sig))
+		return -EINVAL;
+	ret = pms_oracle_stream_init(&w, cfg, res);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !w.oom; i++)
+		pms_oracle_stream_push(&w, &sig[i], 0);
+	return pms_oracle_stream_finish(&w);
 }
 
 /**

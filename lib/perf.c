@@ -168,6 +168,55 @@ int pms_perf_read(int fd, uint64_t *value)
 /* One recorder at a time: the handler has no other way to find it. */
 static struct pms_recorder *active;
 static struct sigaction old_rt, old_io;
+/* Streaming mode: the lane of the thread the handler runs on (-1: none). */
+static __thread int tls_lane = -1;
+
+void pms_recorder_lane_bind(int lane)
+{
+	tls_lane = lane;
+}
+
+/*
+ * Streaming mode: one single-producer ring per counting thread.  Signals
+ * are routed to their thread (F_SETOWN_EX), so the producer is the handler
+ * on that thread, never nested (both signals are blocked while it runs),
+ * and the consumer is the drain.  A full ring drops and counts.
+ */
+static void record_lane(struct pms_recorder *r, const struct pms_signal *sig)
+{
+	struct pms_sigring *q;
+	uint64_t head, tail;
+
+	if (tls_lane < 0 || (unsigned int)tls_lane >= r->nlanes) {
+		__atomic_fetch_add(&r->misrouted, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	q = &r->lanes[tls_lane];
+	head = q->head;
+	tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+	if (head - tail > q->mask) {
+		__atomic_fetch_add(&q->overflow, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	q->slot[head & q->mask] = *sig;
+	__atomic_store_n(&q->head, head + 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&r->n, 1, __ATOMIC_RELAXED);
+}
+
+size_t pms_recorder_lane_pop(struct pms_recorder *r, unsigned int lane, struct pms_signal *out,
+			     size_t max)
+{
+	struct pms_sigring *q = &r->lanes[lane];
+	uint64_t head = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE), tail = q->tail, n = 0;
+
+	while (tail + n < head && n < max) {
+		out[n] = q->slot[(tail + n) & q->mask];
+		n++;
+	}
+	__atomic_store_n(&q->tail, tail + n, __ATOMIC_RELEASE);
+	return (size_t)n;
+}
 
 static void record(int signo, siginfo_t *si, void *uc)
 {
@@ -193,6 +242,20 @@ static void record(int signo, siginfo_t *si, void *uc)
 	/* SIGIO from a queue overflow carries no si_fd: the value stays 0. */
 	if (signo == r->signo && read(si->si_fd, value, sizeof(value)) < (ssize_t)sizeof(value[0]))
 		__atomic_fetch_add(&r->read_errors, 1, __ATOMIC_RELAXED);
+	if (r->lanes) {
+		struct pms_signal one = {
+			.value = value[0],
+			.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+			.cpu = sched_getcpu(),
+			.si_code = si->si_code,
+			.fd = signo == r->signo ? si->si_fd : -1,
+			.off_pmu_ns = (uint32_t)(value[1] - value[2]),
+		};
+
+		record_lane(r, &one);
+		errno = saved;
+		return;
+	}
 	slot = __atomic_fetch_add(&r->n, 1, __ATOMIC_RELAXED);
 	if (slot >= r->cap) {
 		__atomic_fetch_sub(&r->n, 1, __ATOMIC_RELAXED);
@@ -248,6 +311,56 @@ int pms_recorder_init(struct pms_recorder *r, size_t cap, int signo)
 	return 0;
 }
 
+int pms_recorder_init_stream(struct pms_recorder *r, unsigned int nlanes, size_t lane_cap,
+			     int signo)
+{
+	struct sigaction sa;
+	size_t cap = 1, bytes;
+	unsigned int i;
+	char *mem;
+
+	if (active || !nlanes || !lane_cap)
+		return -EBUSY;
+	while (cap < lane_cap)
+		cap <<= 1;
+	bytes = (size_t)nlanes * (sizeof(struct pms_sigring) + cap * sizeof(struct pms_signal));
+	/* Prefaulted so that the handler never takes a page fault. */
+	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		   -1, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	memset(r, 0, sizeof(*r));
+	r->lanes = (struct pms_sigring *)mem;
+	r->nlanes = nlanes;
+	r->lanes_bytes = bytes;
+	for (i = 0; i < nlanes; i++) {
+		r->lanes[i].slot = (struct pms_signal *)(mem + (size_t)nlanes *
+				   sizeof(struct pms_sigring) + (size_t)i * cap *
+				   sizeof(struct pms_signal));
+		r->lanes[i].mask = cap - 1;
+	}
+	r->cap = (size_t)nlanes * cap;
+	r->signo = signo;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = record;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* One producer per ring: the handler is never nested on its thread. */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, signo);
+	sigaddset(&sa.sa_mask, SIGIO);
+	active = r;
+	if (sigaction(signo, &sa, &old_rt) || sigaction(SIGIO, &sa, &old_io)) {
+		int err = -errno;
+
+		active = NULL;
+		munmap(mem, bytes);
+		r->lanes = NULL;
+		return err;
+	}
+	return 0;
+}
+
 void pms_recorder_fini(struct pms_recorder *r)
 {
 	if (active != r)
@@ -255,6 +368,11 @@ void pms_recorder_fini(struct pms_recorder *r)
 	sigaction(r->signo, &old_rt, NULL);
 	sigaction(SIGIO, &old_io, NULL);
 	active = NULL;
+	if (r->lanes) {
+		munmap(r->lanes, r->lanes_bytes);
+		r->lanes = NULL;
+		return;
+	}
 	munmap(r->sig, r->cap * sizeof(*r->sig));
 	r->sig = NULL;
 }
@@ -271,7 +389,21 @@ json_object *pms_recorder_to_json(const struct pms_recorder *r)
 	json_object_object_add(o, "signal", json_object_new_int(r->signo));
 	json_object_object_add(o, "delivery", json_object_new_string(
 		"O_ASYNC + F_SETSIG (real-time signal) + F_SETOWN_EX (F_OWNER_TID)"));
+	json_object_object_add(o, "storage", json_object_new_string(r->lanes ?
+		"streaming: a ring per counting thread, drained and judged as the run goes" :
+		"array: every signal of the run kept"));
 	json_object_object_add(o, "capacity", json_object_new_uint64(r->cap));
+	if (r->lanes) {
+		json_object *per = json_object_new_array();
+		unsigned int i;
+
+		for (i = 0; i < r->nlanes; i++)
+			json_object_array_add(per, json_object_new_uint64(r->lanes[i].overflow));
+		json_object_object_add(o, "ring_slots_per_thread",
+				       json_object_new_uint64(r->lanes[0].mask + 1));
+		json_object_object_add(o, "ring_overflow_per_thread", per);
+		json_object_object_add(o, "misrouted", json_object_new_uint64(r->misrouted));
+	}
 	json_object_object_add(o, "stored", json_object_new_uint64(r->n));
 	json_object_object_add(o, "delivered", json_object_new_uint64(r->seen));
 	json_object_object_add(o, "dropped_full", json_object_new_uint64(r->dropped));

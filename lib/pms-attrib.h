@@ -76,8 +76,100 @@ struct pms_attrib_result {
 	int dominant;			/* enum pms_cause, or -1: none claimed */
 	uint64_t anomalies_by_class[PMS_CLASS_NR];
 	uint64_t claimed_by_class[PMS_CLASS_NR][PMS_CAUSE_NR];
-	uint8_t *chosen;		/* per signal: cause + 1, 0 = none/on time */
+	/* the first anomalies' windows, for the anomaly list; by signal number */
+	struct pms_attrib_kept *kept;
+	size_t nr_kept;
+	/* anomaly windows past the first PMS_ATTRIB_EXACT, whose lengths were
+	 * kept in 1/64-octave bins for the expected counts */
+	uint64_t lengths_binned;
 };
+
+#define PMS_ATTRIB_MAX_LISTED	8	/* evidence items listed per anomaly, at most */
+#define PMS_ATTRIB_ITEMS_KEPT	4096	/* anomalies whose evidence items are kept */
+#define PMS_ATTRIB_EXACT	65536	/* anomaly windows whose length is kept exactly */
+#define PMS_ATTRIB_BINS_PER_OCTAVE 64
+#define PMS_ATTRIB_BINS		(64 * PMS_ATTRIB_BINS_PER_OCTAVE)
+#define PMS_ATTRIB_NO_WINDOW	0x80	/* mask bit: the anomaly had no window */
+
+struct pms_attrib_kept {
+	uint64_t signal;	/* 1-based signal number */
+	uint64_t time_ns, from_ns;
+	bool windowed;
+	uint8_t mask;		/* causes present in the window (PMS_ATTRIB_NO_WINDOW) */
+	uint8_t cls;		/* its class, late turned gap when settled */
+	uint8_t cause;		/* chosen cause + 1, 0: unexplained */
+	uint8_t nitems;
+	uint16_t lane;		/* the counting thread (merged runs), 0 otherwise */
+	struct pms_evidence items[PMS_ATTRIB_MAX_LISTED];
+};
+
+/*
+ * Evidence a window is looked up in: up to PMS_EV_SEGS arrays, each sorted
+ * by time (one per source in a streaming run, so no source waits for
+ * another to be merged in).
+ */
+#define PMS_EV_SEGS 4
+struct pms_ev_view {
+	const struct pms_evidence *ev[PMS_EV_SEGS];
+	size_t n[PMS_EV_SEGS];
+};
+
+/*
+ * Attribution one signal at a time, in memory that does not grow with the
+ * run: each window's evidence is looked up in @ev as the signal is pushed
+ * (the caller keeps it covering the window: from the last on-time signal),
+ * and only counts, per-(class, evidence mask) tallies, the lengths of the
+ * first PMS_ATTRIB_EXACT anomaly windows (then 1/64-octave bins) and the
+ * first @max_kept anomalies' windows are kept.  A cause is chosen from the
+ * mask alone once the base rates are known, so it is the same rule as the
+ * whole-run pms_attrib_run(), which is this over arrays.
+ */
+struct pms_attrib_stream {
+	const struct pms_attrib_cfg *cfg;
+	struct pms_attrib_result *res;
+	uint64_t nr;
+	bool have_prev, have_ok;
+	uint64_t prev_t, prev_v, ok_t, ok_v;
+	uint64_t on_time_count;
+	bool count_back;
+	uint64_t tally[PMS_CLASS_NR][256];
+	double *len_t, *len_c;
+	size_t nlen, len_cap;
+	uint64_t bin_t[PMS_ATTRIB_BINS], bin_c[PMS_ATTRIB_BINS];
+	size_t max_kept, kept_cap;
+};
+
+void pms_attrib_stream_init(struct pms_attrib_stream *as, const struct pms_attrib_cfg *cfg,
+			    struct pms_attrib_result *res, size_t max_kept);
+/*
+ * The tag to push @s to the oracle with: the evidence mask of the window
+ * @s has if it is an anomaly, and where its record goes if it is kept.
+ */
+uint32_t pms_attrib_stream_tag(const struct pms_attrib_stream *as, const struct pms_signal *s,
+			       const struct pms_ev_view *ev);
+/* @s as the oracle classed it.  Return: 0 or -ENOMEM. */
+int pms_attrib_stream_push(struct pms_attrib_stream *as, const struct pms_signal *s,
+			   enum pms_class cls, uint32_t tag, const struct pms_ev_view *ev);
+/* @count anomalies pushed with @tag changed class (the oracle's late -> gap). */
+void pms_attrib_stream_settled(struct pms_attrib_stream *as, uint32_t tag, enum pms_class from,
+			       enum pms_class to, uint64_t count);
+/* Base rates, lifts, and a cause per anomaly.  @events: items per cause in the run. */
+int pms_attrib_stream_finish(struct pms_attrib_stream *as, const uint64_t events[PMS_CAUSE_NR]);
+void pms_attrib_stream_abort(struct pms_attrib_stream *as);
+/*
+ * Add @src's windows (another counting thread's, marked @lane) to @dst
+ * before pms_attrib_stream_finish(@dst): the base rates are then the
+ * run's.  @src is released.  Return: 0 or -ENOMEM.
+ */
+int pms_attrib_stream_merge(struct pms_attrib_stream *dst, struct pms_attrib_stream *src,
+			    uint16_t lane);
+
+/* The kept window of thread @lane's signal number @signal, or NULL. */
+const struct pms_attrib_kept *pms_attrib_kept_find_lane(const struct pms_attrib_result *res,
+							uint16_t lane, uint64_t signal);
+/* The same for thread 0. */
+const struct pms_attrib_kept *pms_attrib_kept_find(const struct pms_attrib_result *res,
+						   uint64_t signal);
 
 /**
  * pms_attrib_run - attribute every anomaly among @n signals whose timing
@@ -107,8 +199,7 @@ void pms_evidence_sort(struct pms_evidence *ev, size_t n);
  * oracle's JSON list.
  */
 void pms_attrib_annotate(const struct pms_attrib_cfg *cfg, const struct pms_attrib_result *res,
-			 const struct pms_signal *sig, const uint8_t *cls, size_t n,
-			 const struct pms_evidence *ev, size_t nev, json_object *oracle);
+			 json_object *oracle);
 
 /* The `attribution` section of a result. */
 json_object *pms_attrib_to_json(const struct pms_attrib_cfg *cfg,

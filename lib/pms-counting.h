@@ -28,6 +28,7 @@ struct pms_counting {
 	const struct pms_counter *c;
 	struct pms_workload *work;
 	int signo;
+	int lane;		/* its ring in a streaming recorder (0 for one thread) */
 	/* Bind to the first CPU of this set before counting (NULL: leave it). */
 	hwloc_topology_t topo;
 	hwloc_const_bitmap_t pin_first;

@@ -59,6 +59,15 @@ struct pms_mover {
 	pid_t target;		/* kernel TID */
 	unsigned int seed;
 
+	/*
+	 * log_ring: the log is a ring of log_cap entries that a reader drains
+	 * while the run goes (pms_mover_log_read()): log_n counts every entry
+	 * ever written and nothing is counted in log_dropped; the reader
+	 * counts what it was lapped by.  Else an array that keeps the first
+	 * log_cap rebinds.
+	 */
+	bool log_ring;
+
 	/* results */
 	struct pms_rebind *log;
 	size_t log_cap, log_n;
@@ -88,7 +97,15 @@ void pms_mover_free(struct pms_mover *m);
 /* kind, pattern, cpus, interval, requested, failed, rate, log summary. */
 json_object *pms_mover_to_json(const struct pms_mover *m);
 
-/* The last logged rebind at or before @t (CLOCK_MONOTONIC ns), or NULL. */
+/*
+ * Ring mode: copy the entries written since *@cursor (at most @max) into
+ * @out and advance the cursor; entries the writer overwrote before they
+ * were read are added to *@lost.  Return: how many were copied.
+ */
+size_t pms_mover_log_read(const struct pms_mover *m, uint64_t *cursor, struct pms_rebind *out,
+			  size_t max, uint64_t *lost);
+
+/* The last logged rebind at or before @t (CLOCK_MONOTONIC ns), or NULL (ring mode: NULL). */
 const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64_t t);
 
 const char *pms_move_pattern_name(enum pms_move_pattern p);

@@ -63,7 +63,8 @@ long long pms_max_sample_rate(void);
  * PMS_OK (t->why says why there is no trace) or PMS_E_SETUP (--trace on and
  * no trace, run->reason set).
  */
-enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, pid_t tid);
+enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, const pid_t *tids,
+				  size_t nr_tids);
 
 /* After the count: the ceiling again, the trace stopped, read and removed. */
 void pms_tracing_stop(struct pms_tracing *t);

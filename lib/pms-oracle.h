@@ -137,6 +137,45 @@ int pms_oracle_classify(const struct pms_oracle_cfg *cfg, const struct pms_signa
 
 void pms_oracle_result_free(struct pms_oracle_result *res);
 
+/*
+ * The same classification one signal at a time, in constant memory: the
+ * streaming recorder's drain feeds it as signals arrive, and
+ * pms_oracle_classify() is this over an array, so both judge alike.  Late
+ * signals that skipped indices stay "late" until pms_oracle_stream_finish()
+ * knows nobody repaid them; @settled (may be NULL) is then told, per run
+ * of such signals, the @tag each was pushed with (the attribution's
+ * evidence mask) and how many turned from late to gap.
+ */
+struct pms_gap_run;
+struct pms_oracle_stream {
+	const struct pms_oracle_cfg *cfg;
+	struct pms_oracle_result *res;
+	size_t cap, anomalies_alloc;
+	uint64_t seg_base;
+	uint64_t prev_value;
+	int64_t prev_index;		/* highest index reached in this segment */
+	uint64_t owed;
+	size_t next_restart;
+	struct pms_gap_run *gaps;
+	size_t nr_gaps, gaps_cap;
+	bool oom;
+	void (*settled)(void *arg, size_t anomaly, uint32_t tag, uint64_t count);
+	void *settled_arg;
+};
+
+/* Return: 0, or -EINVAL as pms_oracle_classify(). */
+int pms_oracle_stream_init(struct pms_oracle_stream *w, const struct pms_oracle_cfg *cfg,
+			   struct pms_oracle_result *res);
+/* Classify the next signal; its class as known now (late may become gap). */
+enum pms_class pms_oracle_stream_push(struct pms_oracle_stream *w, const struct pms_signal *s,
+				      uint32_t tag);
+/* Overflow indices skipped and not (yet) repaid. */
+uint64_t pms_oracle_stream_owed(const struct pms_oracle_stream *w);
+/* Close the run (final count, gaps).  Return: 0 or -ENOMEM (res freed). */
+int pms_oracle_stream_finish(struct pms_oracle_stream *w);
+/* Give up without finishing: frees what the stream holds and res. */
+void pms_oracle_stream_abort(struct pms_oracle_stream *w);
+
 /**
  * pms_oracle_failed - whether any judged class (or lost) is non-zero;
  * writes a one-sentence reason naming every non-zero judged class, or the

@@ -69,7 +69,22 @@ bool pms_perf_err_no_hardware(int err);
  * overflows the kernel falls back to SIGIO: that is recorded too, with the
  * si_code the kernel gave (not POLL_IN), and counted in @sigio.
  */
+/* Streaming mode: one counting thread's ring (single producer, single consumer). */
+struct pms_sigring {
+	struct pms_signal *slot;
+	uint64_t mask;		/* slots - 1, a power of two minus one */
+	uint64_t head;		/* written by the handler */
+	uint64_t tail;		/* written by the drain */
+	uint64_t overflow;	/* signals dropped because the ring was full */
+} __attribute__((aligned(64)));
+
 struct pms_recorder {
+	/* streaming mode (pms_recorder_init_stream()): rings, else NULL */
+	struct pms_sigring *lanes;
+	unsigned int nlanes;
+	size_t lanes_bytes;
+	uint64_t misrouted;	/* delivered on a thread that owns no ring */
+	/* array mode */
 	struct pms_signal *sig;
 	size_t cap;
 	uint64_t n;		/* stored; atomically incremented */
@@ -116,6 +131,23 @@ struct pms_recorder {
  * Return: 0 or -errno.
  */
 int pms_recorder_init(struct pms_recorder *r, size_t cap, int signo);
+
+/*
+ * pms_recorder_init_stream - the same handler writing into @nlanes rings of
+ * @lane_cap slots (rounded up to a power of two), one per counting thread,
+ * which calls pms_recorder_lane_bind() before its counter can overflow.
+ * Memory stays the rings' however long the run; @n counts what was stored,
+ * @dropped what found its ring full.  Return: 0 or -errno.
+ */
+int pms_recorder_init_stream(struct pms_recorder *r, unsigned int nlanes, size_t lane_cap,
+			     int signo);
+
+/* From a counting thread: its signals go to ring @lane. */
+void pms_recorder_lane_bind(int lane);
+
+/* From the drain: take up to @max signals of ring @lane, oldest first. */
+size_t pms_recorder_lane_pop(struct pms_recorder *r, unsigned int lane, struct pms_signal *out,
+			     size_t max);
 
 /* Restore the previous handlers and free the storage; a no-op unless installed. */
 void pms_recorder_fini(struct pms_recorder *r);

@@ -13,6 +13,7 @@
 #include "pms-counting.h"
 #include "pms-evidence.h"
 #include "pms-cpus.h"
+#include "pms-drain.h"
 #include "pms-oracle.h"
 #include "pms-perf.h"
 #include "pms-ring.h"
@@ -49,6 +50,32 @@ extern const char *const pms_on_off[];		/* "on", "off" */
 	  .help = "open N more events like the counter on the counting thread, so the "	\
 		  "PMU multiplexes them on purpose (rotation is a schedule-out path)" }
 
+/*
+ * What each counting thread has of its own: its counter and thread, its
+ * mover and CPUs, its workload, its drain (streaming), the kernel's
+ * records on its counter's ring, its watchdog.  Lane 0 is also reachable
+ * by the old single-thread names (s->k, s->mover, ...): the two are one
+ * memory, laid out by the same list.
+ */
+#define PMS_SIGRUN_LANE_FIELDS						\
+	struct pms_counting k;						\
+	struct pms_mover mover;						\
+	struct pms_workload work;					\
+	struct pms_drain drain;						\
+	hwloc_bitmap_t cpus;						\
+	uint64_t ring_tail;						\
+	struct pms_ring_counts ring_cnt;				\
+	int ring_error;			/* -errno from the parser, or 0 */	\
+	uint64_t rebind_cursor, rebinds_lapped;				\
+	struct pms_watchdog wd;						\
+	bool drain_ready;
+
+struct pms_sigrun_lane {
+	PMS_SIGRUN_LANE_FIELDS
+};
+
+#define PMS_SIGRUN_MAX_THREADS	64
+
 struct pms_sigrun {
 	/* set by the scenario before pms_sigrun_setup() */
 	const char *preferred;		/* default event, e.g. "instructions" */
@@ -57,6 +84,13 @@ struct pms_sigrun {
 	enum pms_mover_kind mover_kind;
 	const char *no_mover_hint;	/* the option that runs without it, for messages */
 	bool pin_control;		/* without the mover, stay on the set's first CPU */
+	/*
+	 * Streaming: signals are judged while the run goes (pms-drain.h), in
+	 * memory that does not grow with --duration; the scenario reads the
+	 * oracle's and attribution's results from @drain after
+	 * pms_sigrun_stop().  Else every signal is kept for the end.
+	 */
+	bool stream;
 	/* The cause the scenario's own stressor produces (PMS_CAUSE_NR: none);
 	 * where it is in every window, it stands as the candidate. */
 	enum pms_cause stressor;
@@ -64,11 +98,16 @@ struct pms_sigrun {
 	/* filled by pms_sigrun_setup(); the scenario may set k's hooks before start */
 	struct pms_counter c;
 	struct pms_recorder rec;
-	struct pms_mover mover;
-	struct pms_workload work;
-	struct pms_counting k;
+	union {
+		struct pms_sigrun_lane lane0;
+		struct { PMS_SIGRUN_LANE_FIELDS };
+	};
+	/* streaming only: --threads; lanes 1.. live in @more */
+	unsigned int nthreads;
+	struct pms_sigrun_lane *more;
+	bool pairs_shared;		/* more threads than disjoint pairs */
+	hwloc_bitmap_t base_cpus;	/* the set the pairs were cut from */
 	struct pms_supervisor sup;
-	hwloc_bitmap_t cpus;
 	char cpus_why[256];
 	int signo;
 	uint64_t skid;			/* lateness allowed as interrupt skid */
@@ -77,20 +116,46 @@ struct pms_sigrun {
 	/* evidence: the scheduler trace and the sample-rate ceiling */
 	struct pms_tracing tr;
 
-	/* the kernel's own records on the counter's ring: THROTTLE, LOST */
-	uint64_t ring_tail;
-	struct pms_ring_counts ring_cnt;
-	int ring_error;			/* -errno from the parser, or 0 */
+	/* the kernel's own records on the counter's ring: THROTTLE, LOST (lane 0's
+	 * in the fields above; THROTTLE times kept here in array mode) */
 	uint64_t *throttle_ns;		/* THROTTLE times, at most PMS_SIGRUN_THROTTLE_CAP */
 	size_t nthrottle;
 	uint64_t throttle_dropped;
+
+	/* streaming */
+	uint64_t trace_read_ns, trace_watermark;
+	int trace_read_err;
+	bool until_fail_hit;
+	int drain_err;			/* pms_drain_finish() failed: -errno */
+	/* streaming, after pms_sigrun_stop(): every thread's figures together */
+	struct pms_oracle_result total;
+	struct pms_oracle_cfg total_cfg;
+	uint16_t *total_lane;		/* the thread of each of total's anomalies */
+	uint64_t total_iterations, total_final;
+	bool total_final_valid;
+	int watchdog_lane;		/* the thread whose watchdog ended the run, or -1 */
+	/* every thread's together (one thread: its own), for the shared sections */
+	struct pms_ring_counts ring_sum;
+	bool ring_all_ok;
+	uint64_t rebinds_sum, rebinds_failed_sum, rebinds_lapped_sum;
+	int64_t migrations_sched_sum;	/* -1: unknown for some thread */
+	bool aff_restored_all;
+	/* resident set, read once a second while the run goes */
+	uint64_t rss_read_ns, rss_first_ns, rss_1s_kib, rss_10s_kib, rss_last_kib, rss_max_kib;
 };
+
+#define PMS_SIGRUN_STREAM_SLOTS	65536	/* per counting thread: 0.65 s at 100k signals/s */
+#define PMS_SIGRUN_TRACE_READ_NS 100000000ull	/* the trace is read every 100 ms */
 
 #define PMS_SIGRUN_RING_PAGES	64	/* drained every 10 ms: 8-byte samples fit */
 #define PMS_SIGRUN_THROTTLE_CAP	65536
 
 /* Before anything else; pms_sigrun_fini() may then always be called. */
 void pms_sigrun_init(struct pms_sigrun *s);
+
+/* Counting thread @i (0 <= i < nthreads, at least 1). */
+struct pms_sigrun_lane *pms_sigrun_lane(struct pms_sigrun *s, unsigned int i);
+const struct pms_sigrun_lane *pms_sigrun_lane_c(const struct pms_sigrun *s, unsigned int i);
 
 /**
  * pms_sigrun_setup - the CPU set (--cpus, or two CPUs of one kind), the

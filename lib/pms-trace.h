@@ -65,6 +65,7 @@ struct pms_trace_cfg {
  */
 struct pms_trace {
 	struct tracefs_instance *inst;
+	struct tep_handle *tep;		/* the sched formats, parsed at the first collect */
 	char tracefs[256];
 	char name[32];			/* "pmustress-<pid>" */
 	pid_t *tids;

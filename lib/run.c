@@ -25,7 +25,7 @@
 
 const struct pms_opt_desc pms_common_opts[] = {
 	{ .name = "duration", .type = PMS_OPT_DURATION, .def = "10s", .min = 1000000,
-	  .max = 86400 * NS_PER_S, .arg = "TIME", .help = "how long to count (10s, 500ms, 2m)" },
+	  .max = 86400 * NS_PER_S, .arg = "TIME", .help = "how long to count (10s, 500ms, 2m, 1h)" },
 	{ .name = "event", .type = PMS_OPT_STRING, .arg = "SPEC",
 	  .help = "perf-style event: cycles:u, r00c0, cpu/event=0x3c/, task-clock, breakpoint "
 		  "(default: the scenario's hardware event, else the breakpoint substitute)" },

@@ -50,7 +50,7 @@ void pms_supervise(struct pms_run *run, struct pms_supervisor *s)
 		next_tick = now + TICK_NS;
 		seen = pms_recorder_seen(s->rec);
 		pms_perf_read(s->fd, &value);
-		if (seen >= s->rec->cap) {
+		if (s->rec->sig && seen >= s->rec->cap) {
 			s->full = true;
 			break;
 		}

@@ -470,7 +470,7 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)
 		uint64_t ns;
 	} units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ull },
-		{ "m", 60000000000ull },
+		{ "m", 60000000000ull }, { "h", 3600000000000ull },
 	};
 	char *end;
 	double v;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pms-sigrun.h"
+#include "pms-stress.h"
 #include "pms-util.h"
 #include "scenarios.h"
 
@@ -33,14 +34,30 @@ static const struct pms_opt_desc lo_opts[] = {
 	  .help = "rebind from a thread (hwloc) or with a `taskset -c -p` loop as in the seed" },
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
 	  .help = "CPUs to move across (default: two CPUs of the same CPU kind)" },
+	{ .name = "threads", .type = PMS_OPT_U64, .def = "0", .min = 0, .max = 64, .arg = "N",
+	  .help = "counting threads, each with its own counter, signal, oracle and mover on "
+		  "its own pair of CPUs (default 0: one per disjoint pair of one CPU kind, at "
+		  "most 8; more than the pairs share them)" },
+	{ .name = "until-fail", .type = PMS_OPT_FLAG,
+	  .help = "stop at the first lost overflow and report the time and signals to it "
+		  "(for CI and bisection)" },
 	PMS_MOVER_OPTS,
 	PMS_EVIDENCE_OPTS,
+	PMS_STRESS_OPTS,
 	PMS_INJECT_OPTS,
 };
 
 struct lo_state {
 	struct pms_sigrun r;
+	struct pms_stress stress;
+	bool stress_init;
 };
+
+/* The counting thread's step hook: the workload's own stressors. */
+static void lo_step(void *arg)
+{
+	pms_stress_step(arg);
+}
 
 static enum pms_status lo_setup(struct pms_run *run)
 {
@@ -55,30 +72,43 @@ static enum pms_status lo_setup(struct pms_run *run)
 	st->r.mover_kind = (enum pms_mover_kind)pms_opt_u64(&run->opts, "mover");
 	st->r.no_mover_hint = "--no-mover";
 	st->r.pin_control = true;	/* the control stays put */
+	st->r.stream = true;		/* judged as it runs: any --duration */
 	s = pms_sigrun_setup(run, &st->r);
 	if (s)
 		return s;
-	return pms_sigrun_start(run, &st->r);
-}
+	pms_stress_init(&st->stress);
+	st->stress_init = true;
+	/*
+	 * Where the workload runs: every thread's pair, or with --no-mover the
+	 * CPU each thread is pinned to.
+	 */
+	{
+		hwloc_bitmap_t where = hwloc_bitmap_alloc();
+		unsigned int i;
 
-/* Deltas out of tolerance so far, for the progress line only. */
-static uint64_t count_off(const struct pms_sigrun *r, uint64_t *scanned, uint64_t *prev,
-			  uint64_t off)
-{
-	uint64_t n = pms_sigrun_nsignals(r), i;
+		for (i = 0; i < st->r.nthreads; i++) {
+			struct pms_sigrun_lane *l = pms_sigrun_lane(&st->r, i);
 
-	for (i = *scanned; i < n; i++) {
-		uint64_t v = r->rec.sig[i].value;
-		int64_t d = (int64_t)(v - *prev);
-
-		if (d < (int64_t)(r->c.period - r->c.tolerance) ||
-		    d > (int64_t)(r->c.period + r->c.tolerance))
-			off++;
-		*prev = v;
+			if (st->r.use_mover)
+				hwloc_bitmap_or(where, where, l->cpus);
+			else
+				hwloc_bitmap_set(where, (unsigned int)hwloc_bitmap_first(l->cpus));
+			l->k.step = lo_step;
+			l->k.arg = &st->stress;
+		}
+		s = pms_stress_setup(run, &st->stress, where);
+		hwloc_bitmap_free(where);
 	}
-	*scanned = n;
-	return off;
+	if (s)
+		return s;
+	if (pms_stress_any(&st->stress))
+		st->r.stressor = PMS_CAUSE_SWITCH_OUT;
+	s = pms_sigrun_start(run, &st->r);
+	if (s)
+		return s;
+	return pms_stress_start(run, &st->stress);
 }
+
 
 /*
  * What the final count should be given the workload's own tally: a
@@ -88,19 +118,19 @@ static uint64_t count_off(const struct pms_sigrun *r, uint64_t *scanned, uint64_
 static json_object *count_check(const struct pms_sigrun *r, uint64_t signals)
 {
 	json_object *o = json_object_new_object();
-	uint64_t expect = r->work.iterations;
+	uint64_t expect = r->total_iterations;
 	bool applies = r->c.ev.breakpoint;
 
 	if (r->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT)
 		expect += signals;
-	if (!applies || !r->k.final_valid) {
+	if (!applies || !r->total_final_valid) {
 		json_object_object_add(o, "applies", json_object_new_boolean(false));
 		return o;
 	}
 	json_object_object_add(o, "applies", json_object_new_boolean(true));
 	json_object_object_add(o, "expected", json_object_new_uint64(expect));
-	json_object_object_add(o, "observed", json_object_new_uint64(r->k.final_value));
-	json_object_object_add(o, "match", json_object_new_boolean(expect == r->k.final_value));
+	json_object_object_add(o, "observed", json_object_new_uint64(r->total_final));
+	json_object_object_add(o, "match", json_object_new_boolean(expect == r->total_final));
 	json_object_object_add(o, "rule", json_object_new_string(
 		r->c.ev.sem == PMS_SEM_BP_EXTRA_COUNT ?
 		"arm64 breakpoint: one count per call plus one per signal" :
@@ -110,16 +140,19 @@ static json_object *count_check(const struct pms_sigrun *r, uint64_t signals)
 
 struct lo_progress {
 	const struct pms_sigrun *r;
-	uint64_t scanned, prev, off;
 };
 
+/* What the drain judged so far (read racily: a progress line only). */
 static void lo_progress(void *arg, char *buf, size_t len, uint64_t seen)
 {
 	struct lo_progress *pr = arg;
+	const struct pms_oracle_result *res = &pr->r->drain.ores;
 
-	pr->off = count_off(pr->r, &pr->scanned, &pr->prev, pr->off);
-	snprintf(buf, len, "  off-period deltas %llu  rebinds %llu",
-		 (unsigned long long)pr->off, (unsigned long long)pr->r->mover.requested);
+	snprintf(buf, len, "  judged %llu  off-period %llu  owed %llu  rebinds %llu",
+		 (unsigned long long)res->signals,
+		 (unsigned long long)(res->signals - res->by_class[PMS_CLASS_ON_TIME]),
+		 (unsigned long long)pr->r->drain.os.owed,
+		 (unsigned long long)pr->r->mover.requested);
 }
 
 static void lo_run(struct pms_run *run)
@@ -127,38 +160,34 @@ static void lo_run(struct pms_run *run)
 	struct lo_state *st = run->priv;
 	struct pms_sigrun *r = &st->r;
 	struct lo_progress pr = { .r = r };
-	struct pms_oracle_cfg cfg;
-	struct pms_oracle_result res = { 0 };
 	json_object *oracle;
-	uint8_t *cls;
-	int ret;
 
 	pms_sigrun_supervise(run, r, lo_progress, &pr);
+	pms_stress_stop(&st->stress);
 	pms_sigrun_stop(r);
-
-	pms_sigrun_oracle_cfg(run, r, r->c.ev.sem, &cfg);
-	cls = malloc(pms_sigrun_nsignals(r) + 1);
-	cfg.classes = cls;
-	ret = cls ? pms_oracle_classify(&cfg, r->rec.sig, pms_sigrun_nsignals(r), &res) : -ENOMEM;
-	if (ret) {
+	json_object_object_add(run->result, "stressors", pms_stress_to_json(&st->stress));
+	if (r->drain_err) {
 		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s", strerror(-ret));
-		free(cls);
+		snprintf(run->reason, sizeof(run->reason), "oracle failed: %s",
+			 strerror(-r->drain_err));
 		return;
 	}
-	oracle = pms_sigrun_report(run, r, count_check(r, r->rec.n), &cfg, &res);
-	pms_sigrun_verdict(run, r, &cfg, &res, NULL);
-	pms_sigrun_attribute(run, r, &res, cls, NULL, 0, oracle);
-	free(cls);
+	oracle = pms_sigrun_report(run, r, count_check(r, r->total.signals), &r->total_cfg,
+				   &r->total);
+	pms_sigrun_verdict(run, r, &r->total_cfg, &r->total, pms_stress_idle(&st->stress));
+	pms_sigrun_attribute(run, r, &r->total, NULL, NULL, 0, oracle);
 	pms_sigrun_caveats(run, r);
-	pms_oracle_result_free(&res);
 }
 
 static void lo_teardown(struct pms_run *run)
 {
 	struct lo_state *st = run->priv;
 
+	if (st->stress_init)
+		pms_stress_stop(&st->stress);
 	pms_sigrun_fini(&st->r);
+	if (st->stress_init)
+		pms_stress_fini(&st->stress);
 }
 
 const struct pms_scenario pms_scenario_lost_overflow = {

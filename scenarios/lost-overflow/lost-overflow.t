@@ -257,6 +257,59 @@ ok $? "page-faults: one fault per workload call ($(jget "$j" "d['workload']['fin
 jtrue "$j" "d['oracle']['delta']['min'] == d['oracle']['delta']['max'] == 1000"
 ok $? "page-faults: every delta exactly one period"
 
+# The recorder streams: every signal judged as the run goes, memory flat.
+j=$tmp/stream.json
+$PMS run lost-overflow --duration 6s --json "$j" > "$tmp/stream.out"
+ok $? "stream: a 6 s run passes"
+jtrue "$j" "d['recorder']['storage'].startswith('streaming') and d['stream']['judged'] == d['oracle']['signals'] == d['recorder']['stored'] and d['recorder']['dropped_full'] == 0"
+ok $? "stream: every stored signal judged ($(jget "$j" "d['stream']['judged']")), none dropped"
+jtrue "$j" "d['stream']['judged_before_watermark'] == 0 and d['stream']['evidence_dropped'] == 0 and d['attribution']['complete']"
+ok $? "stream: every window judged complete"
+jtrue "$j" "d['stream']['memory']['rss_kib_last'] - d['stream']['memory']['rss_kib_after_1s'] < 2048 and d['stream']['memory']['rss_kib_max'] < 32768"
+ok $? "stream: resident set under 32 MiB and within 2 MiB of its 1 s figure at the end ($(jget "$j" "d['stream']['memory']"))"
+jtrue "$j" "d['mover']['log'].startswith('ring') and d['until_fail']['requested'] is False and d['until_fail']['signals_to_first_loss'] is None"
+ok $? "stream: rebinds read as a ring; no loss, no time to one"
+
+# --until-fail stops at the first lost overflow and says when.
+j=$tmp/until.json
+$PMS run lost-overflow --duration 60s --until-fail --inject-drop-every 300 --json "$j" > /dev/null
+ok $([ $? -eq 1 ]; echo $?) "--until-fail: exits 1 (fail) at the first loss"
+jtrue "$j" "d['until_fail']['stopped'] and d['until_fail']['signals_to_first_loss'] == 300 and 0 < d['until_fail']['time_to_first_loss_ns'] < 30e9 and d['workload']['seconds'] < 30"
+ok $? "--until-fail: stopped at signal 300 (the 300th arrival was dropped) long before 60 s ($(jget "$j" "d['until_fail']"))"
+grep -q "stopped at the first lost overflow" <<< "$(jget "$j" "d['reason']")"; ok $? "--until-fail: the reason says so"
+
+# --threads: a counter, signal, ring, oracle and mover per thread.
+j=$tmp/threads-pinned.json
+$PMS run lost-overflow --duration 2s --threads 2 --no-mover --json "$j" > "$tmp/tp.out"
+ok $? "--threads 2 --no-mover: passes"
+jtrue "$j" "d['threads']['count'] == 2 and len(set(t['tid'] for t in d['threads']['list'])) == 2 and len(set(t['cpus'] for t in d['threads']['list'])) == 2"
+ok $? "--threads 2 --no-mover: two threads, each pinned to a CPU of its own ($(jget "$j" "[t['cpus'] for t in d['threads']['list']]"))"
+jtrue "$j" "d['recorder']['misrouted'] == 0 and all(t['signals'] == t['overflows_implied'] > 100 and t['lost'] == 0 for t in d['threads']['list'])"
+ok $? "--threads: each thread's signals came to that thread, one per overflow of its own counter ($(jget "$j" "[(t['signals'], t['overflows_implied']) for t in d['threads']['list']]"))"
+jtrue "$j" "d['oracle']['signals'] == sum(t['signals'] for t in d['threads']['list']) and d['workload']['iterations'] == sum(t['iterations'] for t in d['threads']['list']) and d['workload']['count_check']['match'] in (True, None)"
+ok $? "--threads: the totals are the threads' sums"
+
+if [ ${#movers[@]} -gt 0 ]; then
+	j=$tmp/threads-moved.json
+	$PMS run lost-overflow --duration 2s --threads 2 --json "$j" > /dev/null
+	ok $? "--threads 2 with the mover: passes"
+	jtrue "$j" "all(t['rebinds'] > 0 and (t['migrations_sched'] is None or t['migrations_sched'] > 0) for t in d['threads']['list']) and d['threads']['pairs_shared'] == ($(nproc) < 4)"
+	ok $? "--threads 2: each thread has its own mover, and moved; pairs shared only when there are not enough CPUs"
+fi
+
+j=$tmp/threads-inject.json
+$PMS run lost-overflow --duration 2s --threads 3 --no-mover --inject-drop-every 300 --json "$j" > /dev/null
+ok $([ $? -eq 1 ]; echo $?) "--threads 3 with injected drops: fails"
+jtrue "$j" "d['oracle']['lost'] == sum(t['lost'] for t in d['threads']['list']) == d['recorder']['fault_injection']['signals_ignored'] > 0 and 'lost per thread' in d['reason']"
+ok $? "--threads: every injected drop is a loss on its thread, and the reason says which ($(jget "$j" "[t['lost'] for t in d['threads']['list']]"))"
+jtrue "$j" "all('thread' in a for a in d['oracle']['anomalies']['list'])"
+ok $? "--threads: each anomaly names its thread"
+
+# --max-signals means nothing to a streaming recorder: refused, not ignored.
+$PMS run lost-overflow --duration 1s --max-signals 5000 > /dev/null 2> "$tmp/ms.err"
+ok $([ $? -eq 64 ]; echo $?) "--max-signals on lost-overflow: usage error (64)"
+grep -q "does not apply" "$tmp/ms.err"; ok $? "--max-signals: one line saying why"
+
 # JSON on stdout: machine output only, the human summary goes to stderr.
 $PMS run lost-overflow --duration 500ms --json - > "$tmp/stdout.json" 2> "$tmp/stderr"
 ok $? "--json -: exits 0"

@@ -282,7 +282,7 @@ static enum pms_status sk_setup(struct pms_run *run)
 		return st->setup_status;
 	}
 	/* The counting thread exists and waits: its tid is the trace's filter. */
-	return pms_tracing_start(run, &st->tr, st->tid);
+	return pms_tracing_start(run, &st->tr, &st->tid, 1);
 }
 
 /*
@@ -332,7 +332,7 @@ static void sk_attribute(struct pms_run *run, struct sk_state *st, const uint8_t
 		snprintf(sentence, len, "no attribution: out of memory");
 		return;
 	}
-	pms_attrib_annotate(&cfg, &ar, st->rec.sig, cls, nsig, eb.ev, eb.n, oracle);
+	pms_attrib_annotate(&cfg, &ar, oracle);
 	json_object_object_add(run->result, "attribution", pms_attrib_to_json(&cfg, &ar));
 	json_object_object_add(run->result, "trace", pms_tracing_to_json(&st->tr));
 	json_object_object_add(run->result, "sysctl_during_run",

@@ -7,10 +7,11 @@
  *   pms-bench affinity SECONDS CPU_A CPU_B
  *	a spinning thread, re-bound between two CPUs by a plain
  *	sched_setaffinity() loop: the fastest any mover can hope to be
- *   pms-bench signals SECONDS bare|recorder
+ *   pms-bench signals SECONDS bare|recorder|stream
  *	an execute breakpoint with period 1 on pms_workload_tick(), overflow
  *	signals routed as pmustress routes them; the handler is either a bare
- *	counter or pmustress's recorder
+ *	counter, pmustress's array recorder, or its streaming recorder with
+ *	a drain thread judging the signals as lost-overflow does
  *
  * Output is one line of key=value pairs on stdout; errors go to stderr.
  * Exit: 0 measured, 1 could not run, 4 the kernel lacks what is needed,
@@ -33,6 +34,7 @@
 
 #include "pms-counter.h"
 #include "pms-cpus.h"
+#include "pms-drain.h"
 #include "pms-perf.h"
 #include "pms-util.h"
 
@@ -55,7 +57,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pms-bench affinity SECONDS CPU_A CPU_B\n"
-		   "       pms-bench signals SECONDS bare|recorder\n");
+		   "       pms-bench signals SECONDS bare|recorder|stream\n");
 }
 
 static int parse_seconds(const char *s, uint64_t *ns)
@@ -224,8 +226,32 @@ static int bare_install(int signo)
 	return 0;
 }
 
+/* stream: the drain judging on another thread, as lost-overflow runs it. */
+struct bench_drain {
+	struct pms_drain d;
+	volatile int stop;
+	uint64_t polls;
+};
+
+static void *drain_main(void *arg)
+{
+	struct bench_drain *b = arg;
+	struct timespec ts = { 0, 1000000 };
+
+	while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE)) {
+		pms_drain_poll(&b->d, UINT64_MAX);
+		b->polls++;
+		/* Pacing, not synchronisation: lost-overflow drains every 10 ms. */
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 static int cmd_signals(int argc, char **argv)
 {
+	struct bench_drain *bd = NULL;
+	pthread_t drain_thread;
+	bool stream = false;
 	struct perf_event_attr attr;
 	struct pms_recorder rec = { 0 };
 	struct rusage ru0, ru1;
@@ -245,10 +271,14 @@ static int cmd_signals(int argc, char **argv)
 		return EXIT_USAGE;
 	if (!strcmp(argv[3], "recorder")) {
 		recorder = true;
+	} else if (!strcmp(argv[3], "stream")) {
+		stream = true;
+		recorder = false;
 	} else if (!strcmp(argv[3], "bare")) {
 		recorder = false;
 	} else {
-		fprintf(stderr, "pms-bench: unknown handler '%s' (bare or recorder)\n", argv[3]);
+		fprintf(stderr, "pms-bench: unknown handler '%s' (bare, recorder or stream)\n",
+			argv[3]);
 		return EXIT_USAGE;
 	}
 
@@ -275,6 +305,20 @@ static int cmd_signals(int argc, char **argv)
 		if (cap > RECORDER_MAX)
 			cap = RECORDER_MAX;
 		ret = pms_recorder_init(&rec, cap, signo);
+	} else if (stream) {
+		bd = calloc(1, sizeof(*bd));
+		ret = bd ? pms_recorder_init_stream(&rec, 1, 65536, signo) : -ENOMEM;
+		if (!ret) {
+			bd->d.ocfg = (struct pms_oracle_cfg){ .period = 1, .tolerance = 0,
+							      .sem = PMS_SEM_EXACT,
+							      .max_anomalies = 1000 };
+			bd->d.acfg = (struct pms_attrib_cfg){ .lift_min = 2, .alpha = 0.01,
+							      .max_listed = 8, .complete = true };
+			ret = pms_drain_init(&bd->d, &rec, 0);
+			if (!ret)
+				ret = -pthread_create(&drain_thread, NULL, drain_main, bd);
+			pms_recorder_lane_bind(0);
+		}
 	} else {
 		ret = bare_install(signo);
 	}
@@ -309,9 +353,14 @@ static int cmd_signals(int argc, char **argv)
 	getrusage(RUSAGE_THREAD, &ru1);
 	/* Signals raised by the last hits are delivered on the way back from
 	 * the DISABLE ioctl, so the count below includes them. */
-	seen = recorder ? pms_recorder_seen(&rec) :
+	seen = recorder || stream ? pms_recorder_seen(&rec) :
 	       __atomic_load_n(&bare_seen, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&bare_sigio, __ATOMIC_RELAXED);
+	if (stream) {
+		__atomic_store_n(&bd->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(drain_thread, NULL);
+		pms_drain_poll(&bd->d, UINT64_MAX);
+	}
 	if (pms_perf_read(fd, &hits))
 		hits = 0;
 
@@ -321,7 +370,10 @@ static int cmd_signals(int argc, char **argv)
 	printf("signals handler=%s seconds=%.3f calls=%llu hits=%llu signals=%llu "
 	       "sigio=%llu", argv[3], secs, (unsigned long long)iterations,
 	       (unsigned long long)hits, (unsigned long long)seen,
-	       (unsigned long long)(recorder ? rec.sigio : bare_sigio));
+	       (unsigned long long)(recorder || stream ? rec.sigio : bare_sigio));
+	if (stream)
+		printf(" judged=%llu ring_overflow=%llu", (unsigned long long)bd->d.ores.signals,
+		       (unsigned long long)rec.dropped);
 	if (recorder)
 		printf(" stored=%llu dropped=%llu read_errors=%llu storage_full=%d",
 		       (unsigned long long)rec.n, (unsigned long long)rec.dropped,
@@ -343,8 +395,13 @@ static int cmd_signals(int argc, char **argv)
 	}
 out:
 	close(fd);
-	if (recorder)
+	if (recorder || stream)
 		pms_recorder_fini(&rec);
+	if (bd) {
+		pms_recorder_lane_bind(-1);
+		pms_drain_fini(&bd->d);
+		free(bd);
+	}
 	return ret;
 }
 

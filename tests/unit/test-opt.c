@@ -112,6 +112,8 @@ static void test_numbers(void)
 	ok(!pms_parse_duration_ns("1.5ms", 1, &v) && v == 1500000, "1.5ms");
 	ok(!pms_parse_duration_ns("250us", 1, &v) && v == 250000, "250us");
 	ok(!pms_parse_duration_ns("2m", 1, &v) && v == 120000000000ull, "2m");
+	ok(!pms_parse_duration_ns("1h", 1, &v) && v == 3600000000000ull, "1h");
+	ok(!pms_parse_duration_ns("8h", 1, &v) && v == 28800000000000ull, "8h");
 	ok(pms_parse_duration_ns("", 1, &v) == -EINVAL, "empty duration");
 	ok(pms_parse_duration_ns("nan", 1, &v) == -EINVAL && pms_parse_duration_ns("nanms", 1, &v) == -EINVAL &&
 	   pms_parse_duration_ns("inf", 1, &v) == -EINVAL, "nan and inf refused (no undefined NaN to integer)");

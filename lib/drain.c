@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The drain: a streaming recorder's signals judged while the run goes, in
+ * memory that does not grow with its length (see pms-drain.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pms-drain.h"
+#include "pms-util.h"
+
+static void settled(void *arg, size_t anomaly, uint32_t tag, uint64_t count)
+{
+	struct pms_drain *d = arg;
+
+	pms_attrib_stream_settled(&d->as, tag, PMS_CLASS_LATE, PMS_CLASS_GAP, count);
+}
+
+int pms_drain_init(struct pms_drain *d, struct pms_recorder *rec, unsigned int lane)
+{
+	int ret, i;
+
+	d->rec = rec;
+	d->lane = lane;
+	d->ocfg.classes = NULL;
+	ret = pms_oracle_stream_init(&d->os, &d->ocfg, &d->ores);
+	if (ret)
+		return ret;
+	d->os.settled = settled;
+	d->os.settled_arg = d;
+	pms_attrib_stream_init(&d->as, &d->acfg, &d->ares, d->ocfg.max_anomalies);
+	d->pend = malloc(PMS_DRAIN_PENDING * sizeof(*d->pend));
+	d->rng = 0x9e3779b97f4a7c15ull ^ lane;
+	for (i = 0; i < PMS_EV_SEGS; i++) {
+		d->q[i].cap = 1024;
+		d->q[i].ev = malloc(d->q[i].cap * sizeof(*d->q[i].ev));
+		if (!d->q[i].ev)
+			return -ENOMEM;
+	}
+	if (!d->pend)
+		return -ENOMEM;
+	return 0;
+}
+
+static unsigned int source_of(enum pms_cause cause)
+{
+	switch (cause) {
+	case PMS_CAUSE_MIGRATION:
+	case PMS_CAUSE_SWITCH_OUT:
+		return 0;
+	case PMS_CAUSE_REBIND:
+		return 1;
+	case PMS_CAUSE_SIGNAL_QUEUE_FULL:
+	case PMS_CAUSE_MULTIPLEX:
+		return 3;
+	default:
+		return 2;
+	}
+}
+
+void pms_drain_evidence(struct pms_drain *d, uint64_t time_ns, enum pms_cause cause, int32_t a,
+			int32_t b)
+{
+	struct pms_evidence e = { .time_ns = time_ns, .cause = (uint8_t)cause, .a = a, .b = b };
+	struct pms_evq *q = &d->q[source_of(cause)];
+	size_t i;
+
+	if ((unsigned int)cause < PMS_CAUSE_NR)
+		d->events[cause]++;
+	if (q->head + q->n == q->cap) {
+		if (q->n == PMS_DRAIN_EVIDENCE) {
+			/* Full: the oldest eighth goes, and the attribution is incomplete. */
+			size_t drop = PMS_DRAIN_EVIDENCE / 8;
+
+			q->head += drop;
+			q->n -= drop;
+			d->ev_dropped += drop;
+		}
+		if (q->head) {
+			memmove(q->ev, q->ev + q->head, q->n * sizeof(*q->ev));
+			q->head = 0;
+		} else {
+			struct pms_evidence *n = realloc(q->ev, 2 * q->cap * sizeof(*n));
+
+			if (!n) {
+				d->oom = true;
+				return;
+			}
+			q->ev = n;
+			q->cap *= 2;
+		}
+	}
+	/* A source comes in time order, so this is nearly always an append. */
+	i = q->head + q->n;
+	while (i > q->head && q->ev[i - 1].time_ns > time_ns) {
+		q->ev[i] = q->ev[i - 1];
+		i--;
+	}
+	q->ev[i] = e;
+	q->n++;
+}
+
+/* Evidence at or before @t can fall into no later window. */
+static void trim(struct pms_drain *d, uint64_t t)
+{
+	int g;
+
+	for (g = 0; g < PMS_EV_SEGS; g++) {
+		struct pms_evq *q = &d->q[g];
+
+		while (q->n && q->ev[q->head].time_ns <= t) {
+			const struct pms_evidence *e = &q->ev[q->head];
+
+			if (e->cause == PMS_CAUSE_REBIND) {
+				d->last_rebind_ns = e->time_ns;
+				d->last_rebind_cpu = e->b;
+				d->have_rebind = true;
+			}
+			q->head++;
+			q->n--;
+		}
+	}
+}
+
+static void view_of(const struct pms_drain *d, struct pms_ev_view *v)
+{
+	int g;
+
+	for (g = 0; g < PMS_EV_SEGS; g++) {
+		v->ev[g] = d->q[g].ev + d->q[g].head;
+		v->n[g] = d->q[g].n;
+	}
+}
+
+static struct pms_drain_rb rebind_before(const struct pms_drain *d, uint64_t t)
+{
+	const struct pms_evq *q = &d->q[source_of(PMS_CAUSE_REBIND)];
+	struct pms_drain_rb rb = { 0 };
+	size_t i = q->head + q->n;
+
+	while (i > q->head) {
+		const struct pms_evidence *e = &q->ev[--i];
+
+		if (e->time_ns > t || e->cause != PMS_CAUSE_REBIND)
+			continue;
+		rb.since_ns = t - e->time_ns;
+		rb.cpu = e->b;
+		rb.known = true;
+		return rb;
+	}
+	if (d->have_rebind && d->last_rebind_ns <= t) {
+		rb.since_ns = t - d->last_rebind_ns;
+		rb.cpu = d->last_rebind_cpu;
+		rb.known = true;
+	}
+	return rb;
+}
+
+static uint64_t next_rand(struct pms_drain *d)
+{
+	d->rng ^= d->rng << 13;
+	d->rng ^= d->rng >> 7;
+	d->rng ^= d->rng << 17;
+	return d->rng;
+}
+
+static void statistics(struct pms_drain *d, int64_t delta, enum pms_class cls)
+{
+	double x = (double)delta, dm;
+
+	d->nstat++;
+	dm = x - d->mean;
+	d->mean += dm / (double)d->nstat;
+	d->m2 += dm * (x - d->mean);
+	if (cls != PMS_CLASS_ON_TIME)
+		return;
+	/* A uniform sample of the on-time deltas (reservoir, algorithm R). */
+	if (d->nsample < PMS_DRAIN_RESERVOIR) {
+		d->sample[d->nsample++] = delta;
+	} else {
+		uint64_t on_time = d->ores.by_class[PMS_CLASS_ON_TIME];
+		uint64_t j = next_rand(d) % on_time;
+
+		if (j < PMS_DRAIN_RESERVOIR)
+			d->sample[j] = delta;
+	}
+}
+
+static void judge(struct pms_drain *d, const struct pms_signal *s)
+{
+	struct pms_ev_view v;
+	size_t before = d->ores.nr_anomalies, i;
+	uint64_t prev = d->os.prev_value, owed;
+	uint32_t tag;
+	enum pms_class cls;
+
+	view_of(d, &v);
+	tag = pms_attrib_stream_tag(&d->as, s, &v);
+	cls = pms_oracle_stream_push(&d->os, s, tag);
+	if (pms_attrib_stream_push(&d->as, s, cls, tag, &v))
+		d->oom = true;
+	if (d->ores.nr_anomalies > before) {
+		struct pms_drain_rb *n = realloc(d->rb, d->ores.nr_anomalies * sizeof(*n));
+
+		if (n) {
+			d->rb = n;
+			for (i = before; i < d->ores.nr_anomalies; i++)
+				d->rb[i] = rebind_before(d, s->time_ns);
+			d->rb_n = d->ores.nr_anomalies;
+		}
+	}
+	statistics(d, (int64_t)(s->value - prev), cls);
+	if (d->dump)
+		fprintf(d->dump, "S %llu %s\n", (unsigned long long)s->time_ns, pms_class_name(cls));
+
+	/*
+	 * --until-fail: an index skipped and still owed two signals later was
+	 * lost (a late delivery repays it at once, as a coalesced signal).
+	 */
+	owed = pms_oracle_stream_owed(&d->os);
+	if (!owed) {
+		d->owed_since = 0;
+	} else {
+		if (!d->owed_since++) {
+			d->cand_signal = d->ores.signals;
+			d->cand_ns = s->time_ns;
+		}
+		if (d->owed_since > 2 && !d->first_loss_signal) {
+			d->first_loss_signal = d->cand_signal;
+			d->first_loss_ns = d->cand_ns;
+			d->failed_stop = d->until_fail;
+		}
+	}
+
+	/* The next window starts at the last on-time signal (an anomaly's) or later. */
+	trim(d, d->as.have_ok ? d->as.ok_t : d->as.prev_t);
+}
+
+static void judge_oldest(struct pms_drain *d)
+{
+	judge(d, &d->pend[d->pend_head]);
+	d->pend_head++;
+	d->pend_n--;
+}
+
+/*
+ * The waiting signals are kept at the front of their buffer, so that only
+ * as much of it is ever touched as waits at once: a buffer walked round
+ * would grow the resident set for minutes.
+ */
+static void compact(struct pms_drain *d)
+{
+	if (!d->pend_head)
+		return;
+	memmove(d->pend, d->pend + d->pend_head, d->pend_n * sizeof(*d->pend));
+	d->pend_head = 0;
+}
+
+/* Evidence the signals carry themselves: the SIGIO fallback, time off the PMU. */
+static void derive(struct pms_drain *d, const struct pms_signal *s)
+{
+	/*
+	 * Multiplexed out between two signals: time_enabled - time_running,
+	 * read in the handler, grew.  Placed halfway, inside the later
+	 * signal's window; a = the microseconds off the PMU.
+	 */
+	if (d->multiplex_evidence && d->have_last && s->si_code == POLL_IN &&
+	    d->last.si_code == POLL_IN) {
+		uint32_t off = s->off_pmu_ns - d->last.off_pmu_ns;
+
+		if (off)
+			pms_drain_evidence(d, d->last.time_ns + (s->time_ns - d->last.time_ns) / 2,
+					   PMS_CAUSE_MULTIPLEX, (int32_t)(off / 1000), -1);
+	}
+	/* after the midpoint above: this source stays in time order */
+	if (s->si_code != POLL_IN)
+		pms_drain_evidence(d, s->time_ns, PMS_CAUSE_SIGNAL_QUEUE_FULL, -1, -1);
+	d->last = *s;
+	d->have_last = true;
+}
+
+bool pms_drain_poll(struct pms_drain *d, uint64_t watermark)
+{
+	struct pms_signal buf[512];
+	size_t n, i;
+
+	for (;;) {
+		size_t room;
+
+		compact(d);
+		room = PMS_DRAIN_PENDING - d->pend_n;
+		if (!room) {
+			/* The watermark lags too far: judge now, and say so. */
+			judge_oldest(d);
+			d->judged_early++;
+			continue;
+		}
+		n = pms_recorder_lane_pop(d->rec, d->lane, buf,
+					  room < PMS_ARRAY_SIZE(buf) ? room : PMS_ARRAY_SIZE(buf));
+		if (!n)
+			break;
+		for (i = 0; i < n; i++) {
+			derive(d, &buf[i]);
+			d->pend[d->pend_n] = buf[i];
+			d->pend_n++;
+		}
+	}
+	while (d->pend_n && d->pend[d->pend_head].time_ns <= watermark && !d->failed_stop)
+		judge_oldest(d);
+	return d->failed_stop;
+}
+
+int pms_drain_finish(struct pms_drain *d)
+{
+	int ret;
+
+	d->until_fail = false;
+	d->failed_stop = false;
+	pms_drain_poll(d, UINT64_MAX);
+	ret = pms_oracle_stream_finish(&d->os);
+	d->finished = true;
+	if (ret) {
+		pms_attrib_stream_abort(&d->as);
+		return ret;
+	}
+	return d->oom ? -ENOMEM : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+json_object *pms_drain_to_json(const struct pms_drain *d)
+{
+	json_object *o = json_object_new_object(), *q = json_object_new_object();
+	int64_t sorted[PMS_DRAIN_RESERVOIR];
+	static const double pct[] = { 0.01, 0.5, 0.99 };
+	static const char *const pname[] = { "p1", "p50", "p99" };
+	size_t i;
+
+	pms_json_add(o, "judged", json_object_new_uint64(d->ores.signals));
+	pms_json_add(o, "judged_before_watermark", json_object_new_uint64(d->judged_early));
+	pms_json_add(o, "evidence_dropped", json_object_new_uint64(d->ev_dropped));
+	pms_json_add(o, "pending_capacity", json_object_new_uint64(PMS_DRAIN_PENDING));
+	pms_json_add(o, "evidence_capacity", json_object_new_uint64(PMS_DRAIN_EVIDENCE));
+	pms_json_add(o, "delta_mean", json_object_new_double(d->nstat ? d->mean : 0));
+	pms_json_add(o, "delta_stddev", json_object_new_double(
+		d->nstat > 1 ? sqrt(d->m2 / (double)(d->nstat - 1)) : 0));
+	memcpy(sorted, d->sample, d->nsample * sizeof(*sorted));
+	qsort(sorted, d->nsample, sizeof(*sorted), cmp_i64);
+	for (i = 0; i < PMS_ARRAY_SIZE(pct); i++)
+		json_object_object_add(q, pname[i], d->nsample ? json_object_new_int64(
+			sorted[(size_t)(pct[i] * (double)(d->nsample - 1))]) : NULL);
+	pms_json_add(o, "on_time_delta_sample", json_object_new_uint64(d->nsample));
+	pms_json_add(o, "on_time_delta_quantiles", q);
+	json_object_object_add(o, "until_fail", d->first_loss_signal ? json_object_new_uint64(
+		d->first_loss_signal) : NULL);
+	return o;
+}
+
+void pms_drain_annotate_rebinds(const struct pms_drain *d, json_object *oracle)
+{
+	json_object *anom, *list;
+	size_t i;
+
+	if (!json_object_object_get_ex(oracle, "anomalies", &anom) ||
+	    !json_object_object_get_ex(anom, "list", &list))
+		return;
+	for (i = 0; i < json_object_array_length(list) && i < d->rb_n; i++) {
+		json_object *a = json_object_array_get_idx(list, i);
+
+		json_object_object_add(a, "since_rebind_ns", d->rb[i].known ?
+				       json_object_new_uint64(d->rb[i].since_ns) : NULL);
+		json_object_object_add(a, "rebind_cpu", d->rb[i].known ?
+				       json_object_new_int(d->rb[i].cpu) : NULL);
+	}
+}
+
+void pms_drain_fini(struct pms_drain *d)
+{
+	if (!d->finished) {
+		free(d->os.gaps);
+		d->os.gaps = NULL;
+	}
+	free(d->as.len_t);
+	free(d->as.len_c);
+	d->as.len_t = d->as.len_c = NULL;
+	pms_oracle_result_free(&d->ores);
+	pms_attrib_free(&d->ares);
+	free(d->pend);
+	for (int g = 0; g < PMS_EV_SEGS; g++) {
+		free(d->q[g].ev);
+		d->q[g].ev = NULL;
+	}
+	free(d->rb);
+	d->pend = NULL;
+	d->rb = NULL;
+	if (d->dump)
+		fclose(d->dump);
+	d->dump = NULL;
+}
