@@ -496,14 +496,18 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)
 }
 
 /*
- * Several pmustress runs may trace at once.  The lock file's shared holders
- * are the runs using tracefs; the marker says a pmustress mounted it, so
- * whichever run is last out (it alone gets the lock exclusively) unmounts
- * it, and the machine is left as found even when the run that mounted it
- * ended first, or was killed.
+ * Several pmustress runs may trace at once.  The users lock's shared
+ * holders are the runs using tracefs; the marker says a pmustress mounted
+ * it, so whichever run is last out (it alone gets the users lock
+ * exclusively) unmounts it, and the machine is left as found even when the
+ * run that mounted it ended first, or was killed.  The mount lock is held
+ * only while one run decides to mount or unmount: a run never waits for
+ * another run to end (an hour-long run once held every later run at its
+ * start).
  */
 #define PMS_RUN_DIR		"/run/pmustress"
-#define PMS_TRACEFS_LOCK	PMS_RUN_DIR "/tracefs.lock"
+#define PMS_TRACEFS_LOCK	PMS_RUN_DIR "/tracefs.users.lock"
+#define PMS_TRACEFS_MOUNT_LOCK	PMS_RUN_DIR "/tracefs.mount.lock"
 #define PMS_TRACEFS_MARKER	PMS_RUN_DIR "/tracefs.mounted-by-pmustress"
 
 static int tracefs_lock_fd = -1;
@@ -528,15 +532,29 @@ static bool tracefs_mount_point(char *path, size_t len)
 	return found;
 }
 
+static int mount_lock(void)
+{
+	int fd = open(PMS_TRACEFS_MOUNT_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	return fd;
+}
+
+static void mount_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 int pms_tracefs_acquire(char *path, size_t len, bool *mounted)
 {
-	int fd, ret = 0;
+	int fd, mfd, ret = 0;
 
 	*mounted = false;
 	mkdir(PMS_RUN_DIR, 0755);
+	mfd = mount_lock();
 	fd = open(PMS_TRACEFS_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		flock(fd, LOCK_EX);
 	if (!tracefs_mount_point(path, len)) {
 		if (mount("nodev", PMS_TRACEFS_DEFAULT, "tracefs", 0, NULL)) {
 			ret = -errno;
@@ -555,6 +573,7 @@ int pms_tracefs_acquire(char *path, size_t len, bool *mounted)
 	} else if (fd >= 0) {
 		close(fd);
 	}
+	mount_unlock(mfd);
 	return ret;
 }
 
@@ -566,11 +585,16 @@ void pms_tracefs_release(const char *path, bool mounted)
 			umount2(path, MNT_DETACH);
 		return;
 	}
-	if (!flock(tracefs_lock_fd, LOCK_EX | LOCK_NB) && !access(PMS_TRACEFS_MARKER, F_OK) &&
-	    !umount2(path, MNT_DETACH))
-		unlink(PMS_TRACEFS_MARKER);
-	close(tracefs_lock_fd);
-	tracefs_lock_fd = -1;
+	{
+		int mfd = mount_lock();
+
+		if (!flock(tracefs_lock_fd, LOCK_EX | LOCK_NB) && !access(PMS_TRACEFS_MARKER, F_OK) &&
+		    !umount2(path, MNT_DETACH))
+			unlink(PMS_TRACEFS_MARKER);
+		close(tracefs_lock_fd);
+		tracefs_lock_fd = -1;
+		mount_unlock(mfd);
+	}
 }
 
 void pms_append(char *buf, size_t len, size_t *pos, const char *fmt, ...)

@@ -278,6 +278,25 @@ jtrue "$j" "d['until_fail']['stopped'] and d['until_fail']['signals_to_first_los
 ok $? "--until-fail: stopped at signal 300 (the 300th arrival was dropped) long before 60 s ($(jget "$j" "d['until_fail']"))"
 grep -q "stopped at the first lost overflow" <<< "$(jget "$j" "d['reason']")"; ok $? "--until-fail: the reason says so"
 
+# A long run never holds a later one at its start: the tracefs lock is
+# shared while tracing and taken exclusively only to mount or unmount.
+if tracefs_up; then
+	$PMS run lost-overflow --duration 30s --quiet --json "$tmp/long.json" > /dev/null 2>&1 &
+	long=$!
+	# Polled, with a bound: its trace instance appears once it traces.
+	for _ in $(seq 400); do
+		[ -d "$TRACEFS/instances/pmustress-$long" ] && break
+		sleep 0.05
+	done
+	[ -d "$TRACEFS/instances/pmustress-$long" ]; ok $? "a 30 s run is tracing"
+	$PMS run lost-overflow --duration 1s --quiet --json "$tmp/short.json" > /dev/null
+	short_rc=$?
+	kill -0 "$long" 2> /dev/null; alive=$?
+	kill -INT "$long" 2> /dev/null; wait "$long" 2> /dev/null
+	[ $short_rc -eq 0 ] && [ $alive -eq 0 ] && jtrue "$tmp/short.json" "d['trace']['used']"
+	ok $? "a 1 s run beside it traced and ended while the 30 s run was still going (rc $short_rc)"
+fi
+
 # --threads: a counter, signal, ring, oracle and mover per thread.
 j=$tmp/threads-pinned.json
 $PMS run lost-overflow --duration 2s --threads 2 --no-mover --json "$j" > "$tmp/tp.out"
