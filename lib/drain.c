@@ -202,16 +202,43 @@ static void judge(struct pms_drain *d, const struct pms_signal *s)
 	cls = pms_oracle_stream_push(&d->os, s, tag);
 	if (pms_attrib_stream_push(&d->as, s, cls, tag, &v))
 		d->oom = true;
+	/* The signals after earlier anomalies, then this one's own before. */
+	for (i = d->ctx_pending; i < d->rb_n; i++) {
+		struct pms_drain_rb *r = &d->rb[i];
+
+		if (r->nafter < PMS_DRAIN_CTX && r->signal < d->ores.signals && i < PMS_DRAIN_CTX_KEPT)
+			r->after[r->nafter++] = (struct pms_drain_ctx){ .signal = d->ores.signals,
+				.value = s->value, .time_ns = s->time_ns, .cpu = s->cpu };
+		if (i == d->ctx_pending && (r->nafter == PMS_DRAIN_CTX || i >= PMS_DRAIN_CTX_KEPT))
+			d->ctx_pending++;
+	}
 	if (d->ores.nr_anomalies > before) {
 		struct pms_drain_rb *n = realloc(d->rb, d->ores.nr_anomalies * sizeof(*n));
 
 		if (n) {
 			d->rb = n;
-			for (i = before; i < d->ores.nr_anomalies; i++)
-				d->rb[i] = rebind_before(d, s->time_ns);
+			for (i = before; i < d->ores.nr_anomalies; i++) {
+				struct pms_drain_rb *r = &d->rb[i];
+
+				memset(r, 0, sizeof(*r));
+				*r = rebind_before(d, s->time_ns);
+				r->signal = d->ores.signals;
+				if (i < PMS_DRAIN_CTX_KEPT) {
+					memcpy(r->before, d->hist, d->nhist * sizeof(*d->hist));
+					r->nbefore = d->nhist;
+				}
+			}
 			d->rb_n = d->ores.nr_anomalies;
+		} else {
+			d->oom = true;
 		}
 	}
+	if (d->nhist == PMS_DRAIN_CTX)
+		memmove(d->hist, d->hist + 1, (PMS_DRAIN_CTX - 1) * sizeof(*d->hist));
+	else
+		d->nhist++;
+	d->hist[d->nhist - 1] = (struct pms_drain_ctx){ .signal = d->ores.signals,
+		.value = s->value, .time_ns = s->time_ns, .cpu = s->cpu };
 	statistics(d, (int64_t)(s->value - prev), cls);
 	if (d->dump)
 		fprintf(d->dump, "S %llu %s\n", (unsigned long long)s->time_ns, pms_class_name(cls));
@@ -361,6 +388,35 @@ json_object *pms_drain_to_json(const struct pms_drain *d)
 	pms_json_add(o, "on_time_delta_quantiles", q);
 	json_object_object_add(o, "until_fail", d->first_loss_signal ? json_object_new_uint64(
 		d->first_loss_signal) : NULL);
+	return o;
+}
+
+static json_object *ctx_json(const struct pms_drain_ctx *c, size_t n)
+{
+	json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		pms_json_add(o, "signal", json_object_new_uint64(c[i].signal));
+		pms_json_add(o, "value", json_object_new_uint64(c[i].value));
+		pms_json_add(o, "time_ns", json_object_new_uint64(c[i].time_ns));
+		pms_json_add(o, "cpu", json_object_new_int(c[i].cpu));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+json_object *pms_drain_context_json(const struct pms_drain *d, size_t k)
+{
+	json_object *o;
+
+	if (k >= d->rb_n || k >= PMS_DRAIN_CTX_KEPT)
+		return NULL;
+	o = json_object_new_object();
+	pms_json_add(o, "before", ctx_json(d->rb[k].before, d->rb[k].nbefore));
+	pms_json_add(o, "after", ctx_json(d->rb[k].after, d->rb[k].nafter));
 	return o;
 }
 

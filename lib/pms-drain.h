@@ -28,6 +28,8 @@
 #define PMS_DRAIN_PENDING	(1u << 17)
 #define PMS_DRAIN_EVIDENCE	(1u << 16)	/* per source */
 #define PMS_DRAIN_RESERVOIR	4096
+#define PMS_DRAIN_CTX		3	/* signals kept before and after an anomaly */
+#define PMS_DRAIN_CTX_KEPT	4096	/* anomalies that keep them */
 
 struct pms_drain {
 	struct pms_recorder *rec;
@@ -61,9 +63,24 @@ struct pms_drain {
 	struct pms_signal last;		/* the last one popped (off-PMU deltas) */
 	bool have_last;
 
-	/* the rebind before each kept anomaly */
-	struct pms_drain_rb { uint64_t since_ns; int32_t cpu; bool known; } *rb;
-	size_t rb_n;
+	/*
+	 * Per kept anomaly: the rebind before it, and its context (the
+	 * signals just before and after it; the first PMS_DRAIN_CTX_KEPT only)
+	 */
+	struct pms_drain_rb {
+		uint64_t since_ns;
+		int32_t cpu;
+		bool known;
+		uint8_t nbefore, nafter;
+		uint64_t signal;
+		struct pms_drain_ctx {
+			uint64_t signal, value, time_ns;
+			int32_t cpu;
+		} before[PMS_DRAIN_CTX], after[PMS_DRAIN_CTX];
+	} *rb;
+	size_t rb_n, ctx_pending;	/* first kept anomaly still owed signals after it */
+	struct pms_drain_ctx hist[PMS_DRAIN_CTX];	/* the last judged, newest last */
+	uint8_t nhist;
 	uint64_t last_rebind_ns;	/* newest rebind trimmed from the evidence */
 	int32_t last_rebind_cpu;
 	bool have_rebind;
@@ -109,6 +126,9 @@ int pms_drain_finish(struct pms_drain *d);
 
 /* The `stream` section: what was held, dropped, judged early; statistics. */
 json_object *pms_drain_to_json(const struct pms_drain *d);
+
+/* Kept anomaly @k's context: {before: [...], after: [...]}, or NULL past the first 4096. */
+json_object *pms_drain_context_json(const struct pms_drain *d, size_t k);
 
 /* Attach since_rebind_ns/rebind_cpu to each anomaly of the oracle's list. */
 void pms_drain_annotate_rebinds(const struct pms_drain *d, json_object *oracle);

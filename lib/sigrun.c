@@ -851,6 +851,7 @@ static void annotate_threads(const struct pms_sigrun *s, json_object *oracle)
 				       json_object_new_uint64(d->rb[k].since_ns) : NULL);
 		json_object_object_add(a, "rebind_cpu", k < d->rb_n && d->rb[k].known ?
 				       json_object_new_int(d->rb[k].cpu) : NULL);
+		json_object_object_add(a, "context", pms_drain_context_json(d, k));
 	}
 }
 

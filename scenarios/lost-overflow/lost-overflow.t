@@ -323,6 +323,8 @@ jtrue "$j" "d['oracle']['lost'] == sum(t['lost'] for t in d['threads']['list']) 
 ok $? "--threads: every injected drop is a loss on its thread, and the reason says which ($(jget "$j" "[t['lost'] for t in d['threads']['list']]"))"
 jtrue "$j" "all('thread' in a for a in d['oracle']['anomalies']['list'])"
 ok $? "--threads: each anomaly names its thread"
+jtrue "$j" "all([c['signal'] for c in a['context']['before']] == list(range(a['signal'] - len(a['context']['before']), a['signal'])) and [c['signal'] for c in a['context']['after']] == list(range(a['signal'] + 1, a['signal'] + 1 + len(a['context']['after']))) and len(a['context']['before']) == 3 for a in d['oracle']['anomalies']['list'] if a['signal'] > 3)"
+ok $? "each anomaly carries the signals just before and after it on its thread"
 
 # --max-signals means nothing to a streaming recorder: refused, not ignored.
 $PMS run lost-overflow --duration 1s --max-signals 5000 > /dev/null 2> "$tmp/ms.err"
