@@ -124,6 +124,31 @@ static double bin_len(size_t b)
 	return exp2(((double)b + 0.5) / PMS_ATTRIB_BINS_PER_OCTAVE);
 }
 
+/* An anomaly window's length in time and in counts: exactly, then in bins. */
+static int add_len(struct pms_attrib_stream *as, double lt, double lc)
+{
+	if (as->nlen >= PMS_ATTRIB_EXACT) {
+		as->bin_t[len_bin(lt)]++;
+		as->bin_c[len_bin(lc)]++;
+		return 0;
+	}
+	if (as->nlen == as->len_cap) {
+		size_t cap = as->len_cap ? 2 * as->len_cap : 256;
+		double *t = realloc(as->len_t, cap * sizeof(*t));
+		double *cn = t ? realloc(as->len_c, cap * sizeof(*cn)) : NULL;
+
+		if (t)
+			as->len_t = t;
+		if (!t || !cn)
+			return -ENOMEM;
+		as->len_c = cn;
+		as->len_cap = cap;
+	}
+	as->len_t[as->nlen] = lt;
+	as->len_c[as->nlen++] = lc;
+	return 0;
+}
+
 void pms_attrib_stream_init(struct pms_attrib_stream *as, const struct pms_attrib_cfg *cfg,
 			    struct pms_attrib_result *res, size_t max_kept)
 {
@@ -244,25 +269,8 @@ int pms_attrib_stream_push(struct pms_attrib_stream *as, const struct pms_signal
 
 			res->anomalies++;
 			res->anomaly_ns += span;
-			if (as->nlen < PMS_ATTRIB_EXACT) {
-				if (as->nlen == as->len_cap) {
-					size_t cap = as->len_cap ? 2 * as->len_cap : 256;
-					double *t = realloc(as->len_t, cap * sizeof(*t));
-					double *cn = t ? realloc(as->len_c, cap * sizeof(*cn)) : NULL;
-
-					if (t)
-						as->len_t = t;
-					if (!t || !cn)
-						return -ENOMEM;
-					as->len_c = cn;
-					as->len_cap = cap;
-				}
-				as->len_t[as->nlen] = lt;
-				as->len_c[as->nlen++] = lc;
-			} else {
-				as->bin_t[len_bin(lt)]++;
-				as->bin_c[len_bin(lc)]++;
-			}
+			if (add_len(as, lt, lc))
+				return -ENOMEM;
 		}
 		for (c = 0; c < PMS_CAUSE_NR; c++) {
 			if (!count[c])
@@ -476,27 +484,9 @@ int pms_attrib_stream_merge(struct pms_attrib_stream *dst, struct pms_attrib_str
 	for (k = 0; k < PMS_CLASS_NR; k++)
 		for (m = 0; m < 256; m++)
 			dst->tally[k][m] += src->tally[k][m];
-	for (i = 0; i < src->nlen; i++) {
-		if (dst->nlen < PMS_ATTRIB_EXACT) {
-			if (dst->nlen == dst->len_cap) {
-				size_t cap = dst->len_cap ? 2 * dst->len_cap : 256;
-				double *t = realloc(dst->len_t, cap * sizeof(*t));
-				double *cn = t ? realloc(dst->len_c, cap * sizeof(*cn)) : NULL;
-
-				if (t)
-					dst->len_t = t;
-				if (!t || !cn)
-					return -ENOMEM;
-				dst->len_c = cn;
-				dst->len_cap = cap;
-			}
-			dst->len_t[dst->nlen] = src->len_t[i];
-			dst->len_c[dst->nlen++] = src->len_c[i];
-		} else {
-			dst->bin_t[len_bin(src->len_t[i])]++;
-			dst->bin_c[len_bin(src->len_c[i])]++;
-		}
-	}
+	for (i = 0; i < src->nlen; i++)
+		if (add_len(dst, src->len_t[i], src->len_c[i]))
+			return -ENOMEM;
 	for (i = 0; i < PMS_ATTRIB_BINS; i++) {
 		dst->bin_t[i] += src->bin_t[i];
 		dst->bin_c[i] += src->bin_c[i];

@@ -45,6 +45,7 @@
 #include "pms-cpus.h"
 #include "pms-event.h"
 #include "pms-probe.h"
+#include "pms-perf.h"
 #include "pms-util.h"
 #include "rules.h"
 #include "scenarios.h"
@@ -493,10 +494,10 @@ static void unclone_self(struct st_state *st)
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		__atomic_add_fetch(&st->unclone_failed, 1, __ATOMIC_RELAXED);
-		st->unclone_errno = errno;
+		st->unclone_errno = -fd;
 		return;
 	}
 	close(fd);
@@ -894,13 +895,13 @@ static bool st_unsupported(const struct pms_run *run, char *why, size_t len)
 		a.exclude_kernel = 1;
 		a.sigtrap = 1;
 		a.remove_on_exec = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0) {
 			close(fd);
 			return false;
 		}
 		snprintf(d, sizeof(d), "task-clock with sigtrap=1 remove_on_exec=1: %s",
-			 pms_errno_name(errno));
+			 pms_errno_name(-fd));
 		snprintf(why, len, "the kernel does not offer attr.sigtrap (Linux 5.13+): %s", d);
 		return true;
 	}
@@ -917,9 +918,10 @@ static void st_availability(const struct pms_run *run, char *buf, size_t len)
 		 "instructions: not yet)");
 }
 
+/* The event, or -errno. */
 static int open_event(struct st_state *st)
 {
-	return (int)syscall(SYS_perf_event_open, &st->attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return pms_perf_open(&st->attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static enum pms_status setup_event(struct pms_run *run, struct st_state *st)
@@ -962,7 +964,7 @@ static enum pms_status setup_event(struct pms_run *run, struct st_state *st)
 	}
 	st->fd = open_event(st);
 	if (st->fd < 0) {
-		int e = errno;
+		int e = -st->fd;
 
 		snprintf(run->reason, sizeof(run->reason), "perf_event_open of the %s with "
 			 "sigtrap=1 remove_on_exec=1 inherit=1%s failed: %s (%s)",
