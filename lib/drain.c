@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pms-drain.h"
 #include "pms-util.h"
@@ -17,6 +18,14 @@ static void settled(void *arg, size_t anomaly, uint32_t tag, uint64_t count)
 	struct pms_drain *d = arg;
 
 	pms_attrib_stream_settled(&d->as, tag, PMS_CLASS_LATE, PMS_CLASS_GAP, count);
+}
+
+static void *populated(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_POPULATE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 int pms_drain_init(struct pms_drain *d, struct pms_recorder *rec, unsigned int lane)
@@ -32,16 +41,21 @@ int pms_drain_init(struct pms_drain *d, struct pms_recorder *rec, unsigned int l
 	d->os.settled = settled;
 	d->os.settled_arg = d;
 	pms_attrib_stream_init(&d->as, &d->acfg, &d->ares, d->ocfg.max_anomalies);
-	d->pend = malloc(PMS_DRAIN_PENDING * sizeof(*d->pend));
 	d->rng = 0x9e3779b97f4a7c15ull ^ lane;
+	/*
+	 * Every buffer at its full size and touched now: what a load spike
+	 * would otherwise make resident halfway through the run is resident
+	 * from the start, so the resident set stays flat.
+	 */
+	d->pend = populated(PMS_DRAIN_PENDING * sizeof(*d->pend));
+	if (!d->pend)
+		return -ENOMEM;
 	for (i = 0; i < PMS_EV_SEGS; i++) {
-		d->q[i].cap = 1024;
-		d->q[i].ev = malloc(d->q[i].cap * sizeof(*d->q[i].ev));
+		d->q[i].cap = PMS_DRAIN_EVIDENCE;
+		d->q[i].ev = populated(d->q[i].cap * sizeof(*d->q[i].ev));
 		if (!d->q[i].ev)
 			return -ENOMEM;
 	}
-	if (!d->pend)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -79,19 +93,8 @@ void pms_drain_evidence(struct pms_drain *d, uint64_t time_ns, enum pms_cause ca
 			q->n -= drop;
 			d->ev_dropped += drop;
 		}
-		if (q->head) {
-			memmove(q->ev, q->ev + q->head, q->n * sizeof(*q->ev));
-			q->head = 0;
-		} else {
-			struct pms_evidence *n = realloc(q->ev, 2 * q->cap * sizeof(*n));
-
-			if (!n) {
-				d->oom = true;
-				return;
-			}
-			q->ev = n;
-			q->cap *= 2;
-		}
+		memmove(q->ev, q->ev + q->head, q->n * sizeof(*q->ev));
+		q->head = 0;
 	}
 	/* A source comes in time order, so this is nearly always an append. */
 	i = q->head + q->n;
@@ -449,9 +452,11 @@ void pms_drain_fini(struct pms_drain *d)
 	d->as.len_t = d->as.len_c = NULL;
 	pms_oracle_result_free(&d->ores);
 	pms_attrib_free(&d->ares);
-	free(d->pend);
+	if (d->pend)
+		munmap(d->pend, PMS_DRAIN_PENDING * sizeof(*d->pend));
 	for (int g = 0; g < PMS_EV_SEGS; g++) {
-		free(d->q[g].ev);
+		if (d->q[g].ev)
+			munmap(d->q[g].ev, PMS_DRAIN_EVIDENCE * sizeof(*d->q[g].ev));
 		d->q[g].ev = NULL;
 	}
 	free(d->rb);

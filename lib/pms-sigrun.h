@@ -144,7 +144,7 @@ struct pms_sigrun {
 	uint64_t rss_read_ns, rss_first_ns, rss_1s_kib, rss_10s_kib, rss_last_kib, rss_max_kib;
 };
 
-#define PMS_SIGRUN_STREAM_SLOTS	65536	/* per counting thread: 0.65 s at 100k signals/s */
+#define PMS_SIGRUN_STREAM_SLOTS	32768	/* per counting thread: 0.33 s at 100k signals/s */
 #define PMS_SIGRUN_TRACE_READ_NS 100000000ull	/* the trace is read every 100 ms */
 
 #define PMS_SIGRUN_RING_PAGES	64	/* drained every 10 ms: 8-byte samples fit */
