@@ -173,6 +173,14 @@ int pms_trace_stop(struct pms_trace *t);
  *
  * Return: 0 (*@evs is NULL when *@n is 0), or -errno with *@evs NULL.
  */
+/*
+ * pms_trace_collect_each - the same read, each event handed to @each as it
+ * is parsed and nothing kept: a streaming run reads every 100 ms and must
+ * not grow a list with the load.  Return: 0 or -errno.
+ */
+int pms_trace_collect_each(struct pms_trace *t,
+			   void (*each)(void *arg, const struct pms_sched_ev *ev), void *arg);
+
 int pms_trace_collect(struct pms_trace *t, struct pms_sched_ev **evs, size_t *n);
 
 /**

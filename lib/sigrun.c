@@ -359,23 +359,28 @@ static struct pms_sigrun_lane *lane_of_tid(struct pms_sigrun *s, pid_t tid)
 	return NULL;
 }
 
-/* The scheduler events read so far become evidence of their thread; the list is emptied. */
+/* One scheduler event becomes evidence of its thread. */
+static void sched_evidence(void *arg, const struct pms_sched_ev *e)
+{
+	struct pms_sigrun *s = arg;
+	struct pms_sigrun_lane *l = lane_of_tid(s, e->tid);
+
+	if (!l || !l->drain_ready)
+		return;
+	if (e->kind == PMS_EV_MIGRATE)
+		pms_drain_evidence(&l->drain, e->time_ns, PMS_CAUSE_MIGRATION, e->from_cpu,
+				   e->to_cpu);
+	else if (e->kind == PMS_EV_SWITCH_OUT)
+		pms_drain_evidence(&l->drain, e->time_ns, PMS_CAUSE_SWITCH_OUT, e->state, -1);
+}
+
+/* The scheduler events read at the end become evidence; the list is emptied. */
 static void feed_sched(struct pms_sigrun *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->tr.nsched; i++) {
-		const struct pms_sched_ev *e = &s->tr.sched[i];
-		struct pms_sigrun_lane *l = lane_of_tid(s, e->tid);
-
-		if (!l || !l->drain_ready)
-			continue;
-		if (e->kind == PMS_EV_MIGRATE)
-			pms_drain_evidence(&l->drain, e->time_ns, PMS_CAUSE_MIGRATION, e->from_cpu,
-					   e->to_cpu);
-		else if (e->kind == PMS_EV_SWITCH_OUT)
-			pms_drain_evidence(&l->drain, e->time_ns, PMS_CAUSE_SWITCH_OUT, e->state, -1);
-	}
+	for (i = 0; i < s->tr.nsched; i++)
+		sched_evidence(s, &s->tr.sched[i]);
 	free(s->tr.sched);
 	s->tr.sched = NULL;
 	s->tr.nsched = 0;
@@ -475,11 +480,9 @@ static bool stream_poll(void *arg)
 	if (s->tr.traced && s->tr.trace.created && !s->trace_read_err &&
 	    now - s->trace_read_ns >= PMS_SIGRUN_TRACE_READ_NS) {
 		s->trace_read_ns = now;
-		s->trace_read_err = pms_trace_collect(&s->tr.trace, &s->tr.sched, &s->tr.nsched);
-		if (!s->trace_read_err) {
-			feed_sched(s);
+		s->trace_read_err = pms_trace_collect_each(&s->tr.trace, sched_evidence, s);
+		if (!s->trace_read_err)
 			s->trace_watermark = now;
-		}
 	}
 	mark = now - 2000000;
 	if (s->tr.traced && !s->trace_read_err && s->trace_watermark < mark)

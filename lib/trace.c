@@ -808,6 +808,9 @@ struct collect_ctx {
 	struct pms_sched_ev *evs;
 	size_t n, cap;
 	int err;
+	/* streaming: each event handed over, nothing kept */
+	void (*each)(void *arg, const struct pms_sched_ev *ev);
+	void *each_arg;
 };
 
 static int collect_one(struct tep_event *event, struct tep_record *rec, int cpu, void *arg)
@@ -822,6 +825,13 @@ static int collect_one(struct tep_event *event, struct tep_record *rec, int cpu,
 	r = pms_trace_parse(c->tep, rec, c->t->tids, c->t->nr_tids, ev);
 	if (r < 0) {
 		c->t->malformed++;
+		return 0;
+	}
+	if (c->each) {
+		for (i = 0; i < r; i++) {
+			c->t->count[ev[i].kind]++;
+			c->each(c->each_arg, &ev[i]);
+		}
 		return 0;
 	}
 	if (c->n + (size_t)r > c->cap) {
@@ -907,6 +917,38 @@ fail:
 	if (tep)
 		tep_free(tep);
 	return NULL;
+}
+
+/* Read what the instance recorded since the last read (consumed). */
+static int read_instance(struct pms_trace *t, struct collect_ctx *c)
+{
+	int ret = 0;
+
+	if (!t || !t->created || !t->inst)
+		return -EINVAL;
+	if (!t->tep) {
+		int err;
+
+		t->tep = sched_tep(t->tracefs, &err);
+		if (!t->tep)
+			return err;
+	}
+	c->t = t;
+	c->tep = t->tep;
+	errno = 0;
+	if (tracefs_iterate_raw_events(c->tep, t->inst, NULL, 0, collect_one, c))
+		ret = errno ? -errno : -EIO;
+	if (c->err)
+		ret = c->err;
+	return ret;
+}
+
+int pms_trace_collect_each(struct pms_trace *t,
+			   void (*each)(void *arg, const struct pms_sched_ev *ev), void *arg)
+{
+	struct collect_ctx c = { .each = each, .each_arg = arg };
+
+	return read_instance(t, &c);
 }
 
 int pms_trace_collect(struct pms_trace *t, struct pms_sched_ev **evs, size_t *n)
