@@ -202,12 +202,25 @@ void pms_print_result(FILE *f, json_object *r, long show)
 		}
 		fprintf(f, "  lost %" PRIu64 "  unsettled %" PRIu64 "\n", u64(oracle, "lost"),
 			u64(oracle, "unsettled_tail"));
+		/* Several counting threads: each one's CPUs and figures. */
+		list = get(r, "threads.list");
+		n = list ? json_object_array_length(list) : 0;
+		for (i = 0; n > 1 && i < n; i++) {
+			json_object *t = json_object_array_get_idx(list, i);
+
+			fprintf(f, "  thread %s (tid %s, CPUs %s): %" PRIu64 " signals, %" PRIu64
+				" lost, %" PRIu64 " rebinds\n", str(t, "thread"), str(t, "tid"),
+				str(t, "cpus"), u64(t, "signals"), u64(t, "lost"), u64(t, "rebinds"));
+		}
 		list = get(oracle, "anomalies.list");
 		n = list ? json_object_array_length(list) : 0;
 		for (i = 0; i < n && (long)i < show; i++) {
 			json_object *a = json_object_array_get_idx(list, i);
 
-			fprintf(f, "  Signal #%" PRIu64 ": delta of %s is outside %" PRIu64 " +/- %"
+			fprintf(f, "  ");
+			if (get(a, "thread") && u64(r, "threads.count") > 1)
+				fprintf(f, "thread %s, ", str(a, "thread"));
+			fprintf(f, "Signal #%" PRIu64 ": delta of %s is outside %" PRIu64 " +/- %"
 				PRIu64 " (%s", u64(a, "signal"), str(a, "delta"), period, tol,
 				str(a, "class"));
 			if (u64(a, "missing"))

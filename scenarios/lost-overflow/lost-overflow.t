@@ -323,12 +323,14 @@ if [ ${#movers[@]} -gt 0 ]; then
 fi
 
 j=$tmp/threads-inject.json
-$PMS run lost-overflow --duration 2s --threads 3 --no-mover --inject-drop-every 300 --json "$j" > /dev/null
+$PMS run lost-overflow --duration 2s --threads 3 --no-mover --inject-drop-every 300 --json "$j" > "$tmp/threads-print.out" 2>&1
 ok $([ $? -eq 1 ]; echo $?) "--threads 3 with injected drops: fails"
 jtrue "$j" "d['oracle']['lost'] == sum(t['lost'] for t in d['threads']['list']) == d['recorder']['fault_injection']['signals_ignored'] > 0 and 'lost per thread' in d['reason']"
 ok $? "--threads: every injected drop is a loss on its thread, and the reason says which ($(jget "$j" "[t['lost'] for t in d['threads']['list']]"))"
 jtrue "$j" "all('thread' in a for a in d['oracle']['anomalies']['list'])"
 ok $? "--threads: each anomaly names its thread"
+grep -q "^  thread 2 (tid [0-9]*, CPUs [0-9-]*): [0-9]* signals, [0-9]* lost" "$tmp/threads-print.out" && grep -q "thread [0-2], Signal #" "$tmp/threads-print.out"
+ok $? "--threads: the human summary has a line per thread and names each anomaly's thread"
 jtrue "$j" "all([c['signal'] for c in a['context']['before']] == list(range(a['signal'] - len(a['context']['before']), a['signal'])) and [c['signal'] for c in a['context']['after']] == list(range(a['signal'] + 1, a['signal'] + 1 + len(a['context']['after']))) and len(a['context']['before']) == 3 for a in d['oracle']['anomalies']['list'] if a['signal'] > 3)"
 ok $? "each anomaly carries the signals just before and after it on its thread"
 
