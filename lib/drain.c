@@ -247,23 +247,17 @@ static void judge(struct pms_drain *d, const struct pms_signal *s)
 		fprintf(d->dump, "S %llu %s\n", (unsigned long long)s->time_ns, pms_class_name(cls));
 
 	/*
-	 * --until-fail: an index skipped and still owed two signals later was
-	 * lost (a late delivery repays it at once, as a coalesced signal).
+	 * --until-fail: an index skipped and still owed PMS_DRAIN_OWED_LOST
+	 * signals later is taken as lost and ends the run (a late delivery
+	 * usually repays it at once, as a coalesced signal; under emulation it
+	 * has come a few signals later).  What is reported as the first loss
+	 * is decided at the end, from the final judgment (pms_drain_finish()).
 	 */
 	owed = pms_oracle_stream_owed(&d->os);
-	if (!owed) {
+	if (!owed)
 		d->owed_since = 0;
-	} else {
-		if (!d->owed_since++) {
-			d->cand_signal = d->ores.signals;
-			d->cand_ns = s->time_ns;
-		}
-		if (d->owed_since > 2 && !d->first_loss_signal) {
-			d->first_loss_signal = d->cand_signal;
-			d->first_loss_ns = d->cand_ns;
-			d->failed_stop = d->until_fail;
-		}
-	}
+	else if (++d->owed_since > PMS_DRAIN_OWED_LOST && d->until_fail)
+		d->failed_stop = true;
 
 	/* The next window starts at the last on-time signal (an anomaly's) or later. */
 	trim(d, d->as.have_ok ? d->as.ok_t : d->as.prev_t);
@@ -345,6 +339,7 @@ bool pms_drain_poll(struct pms_drain *d, uint64_t watermark)
 
 int pms_drain_finish(struct pms_drain *d)
 {
+	size_t i;
 	int ret;
 
 	d->until_fail = false;
@@ -356,6 +351,13 @@ int pms_drain_finish(struct pms_drain *d)
 		pms_attrib_stream_abort(&d->as);
 		return ret;
 	}
+	/* The first loss: the first signal whose skipped index was never repaid. */
+	for (i = 0; i < d->ores.nr_anomalies; i++)
+		if (d->ores.anomalies[i].cls == PMS_CLASS_GAP) {
+			d->first_loss_signal = d->ores.anomalies[i].signal;
+			d->first_loss_ns = d->ores.anomalies[i].time_ns;
+			break;
+		}
 	return d->oom ? -ENOMEM : 0;
 }
 

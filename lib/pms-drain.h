@@ -31,6 +31,7 @@
 #define PMS_DRAIN_RESERVOIR	4096
 #define PMS_DRAIN_CTX		3	/* signals kept before and after an anomaly */
 #define PMS_DRAIN_CTX_KEPT	4096	/* anomalies that keep them */
+#define PMS_DRAIN_OWED_LOST	16	/* --until-fail: signals an index may stay owed */
 
 struct pms_drain {
 	struct pms_recorder *rec;
@@ -95,9 +96,8 @@ struct pms_drain {
 
 	/* --until-fail */
 	bool failed_stop;
-	uint64_t first_loss_signal, first_loss_ns;
+	uint64_t first_loss_signal, first_loss_ns;	/* after finish: the first gap kept */
 	uint64_t owed_since;		/* signals judged while an index was owed */
-	uint64_t cand_signal, cand_ns;	/* the signal that skipped it */
 
 	FILE *dump;			/* $PMUSTRESS_DUMP_ATTRIB, or NULL */
 	bool oom;
