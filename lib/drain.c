@@ -254,10 +254,13 @@ static void judge(struct pms_drain *d, const struct pms_signal *s)
 	 * is decided at the end, from the final judgment (pms_drain_finish()).
 	 */
 	owed = pms_oracle_stream_owed(&d->os);
-	if (!owed)
+	if (!owed) {
 		d->owed_since = 0;
-	else if (++d->owed_since > PMS_DRAIN_OWED_LOST && d->until_fail)
+	} else if (++d->owed_since > PMS_DRAIN_OWED_LOST && d->until_fail && !d->failed_stop) {
 		d->failed_stop = true;
+		d->stop_signal = d->ores.signals;
+		d->stop_ns = s->time_ns;
+	}
 
 	/* The next window starts at the last on-time signal (an anomaly's) or later. */
 	trim(d, d->as.have_ok ? d->as.ok_t : d->as.prev_t);

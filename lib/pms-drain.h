@@ -98,6 +98,7 @@ struct pms_drain {
 	bool failed_stop;
 	uint64_t first_loss_signal, first_loss_ns;	/* after finish: the first gap kept */
 	uint64_t owed_since;		/* signals judged while an index was owed */
+	uint64_t stop_signal, stop_ns;	/* --until-fail stopped here (0: did not) */
 
 	FILE *dump;			/* $PMUSTRESS_DUMP_ATTRIB, or NULL */
 	bool oom;

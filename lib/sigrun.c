@@ -818,6 +818,17 @@ static const struct pms_drain *first_loss(const struct pms_sigrun *s)
 	return best;
 }
 
+/* The thread whose owed index stopped an --until-fail run, or NULL. */
+static const struct pms_drain *stop_lane(const struct pms_sigrun *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nthreads; i++)
+		if (pms_sigrun_lane_c(s, i)->drain.stop_signal)
+			return &pms_sigrun_lane_c(s, i)->drain;
+	return NULL;
+}
+
 static json_object *until_fail_json(const struct pms_run *run, const struct pms_sigrun *s)
 {
 	json_object *o = json_object_new_object();
@@ -831,6 +842,14 @@ static json_object *until_fail_json(const struct pms_run *run, const struct pms_
 	json_object_object_add(o, "signals_to_first_loss", d ?
 			       json_object_new_uint64(d->first_loss_signal) : NULL);
 	json_object_object_add(o, "thread", d ? json_object_new_int((int)d->lane) : NULL);
+	{
+		const struct pms_drain *st = stop_lane(s);
+
+		json_object_object_add(o, "stop_signal", st ?
+				       json_object_new_uint64(st->stop_signal) : NULL);
+		json_object_object_add(o, "stop_confirmed", st ?
+				       json_object_new_boolean(s->total.lost > 0) : NULL);
+	}
 	return o;
 }
 
@@ -1354,13 +1373,19 @@ void pms_sigrun_caveats(struct pms_run *run, const struct pms_sigrun *s)
 	unsigned int i;
 
 	if (s->stream) {
-		const struct pms_drain *fl = first_loss(s);
+		const struct pms_drain *fl = first_loss(s), *sl = stop_lane(s);
 
 		if (s->until_fail_hit && fl)
 			pms_run_append_reason(run, "stopped at the first lost overflow (--until-fail): "
 					      "thread %u's signal #%llu, %.3f s into the count",
 					      fl->lane, (unsigned long long)fl->first_loss_signal,
 					      (double)(fl->first_loss_ns - s->k.start_ns) / 1e9);
+		else if (s->until_fail_hit && sl)
+			pms_run_append_reason(run, "--until-fail stopped the run at thread %u's "
+					      "signal #%llu (an index owed %d signals), but the final "
+					      "judgment saw it repaid: no overflow was lost before the "
+					      "stop", sl->lane, (unsigned long long)sl->stop_signal,
+					      PMS_DRAIN_OWED_LOST);
 		if (s->rec.dropped)
 			pms_run_append_reason(run, "JUDGMENT INCOMPLETE: %llu signals found the "
 					      "recorder's ring full (%u slots; the drain fell "

@@ -280,7 +280,7 @@ ok $? "stream: rebinds read as a ring; no loss, no time to one"
 j=$tmp/until.json
 $PMS run lost-overflow --duration 60s --until-fail --inject-drop-every 300 --json "$j" > /dev/null
 ok $([ $? -eq 1 ]; echo $?) "--until-fail: exits 1 (fail) at the first loss"
-jtrue "$j" "d['until_fail']['stopped'] and d['until_fail']['signals_to_first_loss'] == 300 and 0 < d['until_fail']['time_to_first_loss_ns'] < 30e9 and d['workload']['seconds'] < 30"
+jtrue "$j" "d['until_fail']['stopped'] and d['until_fail']['stop_confirmed'] and d['until_fail']['stop_signal'] > 300 and d['until_fail']['signals_to_first_loss'] == 300 and 0 < d['until_fail']['time_to_first_loss_ns'] < 30e9 and d['workload']['seconds'] < 30"
 ok $? "--until-fail: stopped at signal 300 (the 300th arrival was dropped) long before 60 s ($(jget "$j" "d['until_fail']"))"
 grep -q "stopped at the first lost overflow" <<< "$(jget "$j" "d['reason']")"; ok $? "--until-fail: the reason says so"
 
