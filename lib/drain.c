@@ -342,7 +342,6 @@ bool pms_drain_poll(struct pms_drain *d, uint64_t watermark)
 
 int pms_drain_finish(struct pms_drain *d)
 {
-	size_t i;
 	int ret;
 
 	d->until_fail = false;
@@ -355,12 +354,8 @@ int pms_drain_finish(struct pms_drain *d)
 		return ret;
 	}
 	/* The first loss: the first signal whose skipped index was never repaid. */
-	for (i = 0; i < d->ores.nr_anomalies; i++)
-		if (d->ores.anomalies[i].cls == PMS_CLASS_GAP) {
-			d->first_loss_signal = d->ores.anomalies[i].signal;
-			d->first_loss_ns = d->ores.anomalies[i].time_ns;
-			break;
-		}
+	d->first_loss_signal = d->ores.first_gap_signal;
+	d->first_loss_ns = d->ores.first_gap_ns;
 	return d->oom ? -ENOMEM : 0;
 }
 

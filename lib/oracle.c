@@ -157,11 +157,13 @@ struct pms_gap_run {
 	uint64_t count;
 	size_t anomaly;		/* index in res->anomalies, or SIZE_MAX */
 	uint64_t nr;		/* 1-based signal number of the newest */
+	uint64_t last_ns;	/* its time */
+	uint64_t first_nr, first_ns;	/* the oldest of the run, and its time */
 	uint32_t tag;
 };
 
 static int push_gap(struct walk *w, uint64_t missing, size_t anomaly, uint64_t nr,
-		    uint32_t tag)
+		    uint32_t tag, uint64_t time_ns)
 {
 	struct pms_gap_run *top = w->nr_gaps ? &w->gaps[w->nr_gaps - 1] : NULL;
 
@@ -169,6 +171,7 @@ static int push_gap(struct walk *w, uint64_t missing, size_t anomaly, uint64_t n
 	    top->outstanding == missing && top->tag == tag) {
 		top->count++;
 		top->nr = nr;
+		top->last_ns = time_ns;
 		return 0;
 	}
 	if (w->nr_gaps == w->gaps_cap) {
@@ -181,7 +184,8 @@ static int push_gap(struct walk *w, uint64_t missing, size_t anomaly, uint64_t n
 		w->gaps_cap = cap;
 	}
 	w->gaps[w->nr_gaps] = (struct pms_gap_run){ .outstanding = missing, .count = 1,
-		.anomaly = anomaly, .nr = nr, .tag = tag };
+		.anomaly = anomaly, .nr = nr, .last_ns = time_ns, .first_nr = nr,
+		.first_ns = time_ns, .tag = tag };
 	w->nr_gaps++;
 	return 0;
 }
@@ -196,9 +200,11 @@ static void repay_gap(struct walk *w)
 	top = &w->gaps[w->nr_gaps - 1];
 	if (top->count > 1) {
 		/* split the newest off its run; it owes one less */
+		uint64_t nr = top->nr, ns = top->last_ns, left = top->outstanding - 1;
+		uint32_t tag = top->tag;
+
 		top->count--;
-		if (top->outstanding > 1 &&
-		    push_gap(w, top->outstanding - 1, SIZE_MAX, top->nr, top->tag))
+		if (left && push_gap(w, left, SIZE_MAX, nr, tag, ns))
 			w->oom = true;
 		return;
 	}
@@ -212,6 +218,11 @@ static void settle_gaps(struct walk *w)
 	struct pms_oracle_result *res = w->res;
 	size_t i;
 
+	/* The oldest run never repaid holds the first lost overflow's signal. */
+	if (w->nr_gaps) {
+		res->first_gap_signal = w->gaps[0].first_nr;
+		res->first_gap_ns = w->gaps[0].first_ns;
+	}
 	for (i = 0; i < w->nr_gaps; i++) {
 		const struct pms_gap_run *g = &w->gaps[i];
 
@@ -374,7 +385,8 @@ static enum pms_class classify_one(struct walk *w, uint64_t nr, const struct pms
 	if (cls != PMS_CLASS_ON_TIME)
 		add_anomaly(w, nr, cls, s, delta, index, missing);
 	if (missing && push_gap(w, missing, res->nr_anomalies && res->anomalies_total ==
-				res->nr_anomalies ? res->nr_anomalies - 1 : SIZE_MAX, nr, tag))
+				res->nr_anomalies ? res->nr_anomalies - 1 : SIZE_MAX, nr, tag,
+				s->time_ns))
 		w->oom = true;
 	/* Counted besides the timing class: it is a separate kernel fault. */
 	if (s->si_code != POLL_IN) {

@@ -96,6 +96,9 @@ struct pms_oracle_result {
 	/* Indices skipped and never repaid by a coalesced signal: the overflow
 	 * happened (the count says so) and its signal never came. */
 	uint64_t lost;
+	/* The first signal that skipped an index never repaid, and its time
+	 * (0: none); known after the whole stream, whatever was kept. */
+	uint64_t first_gap_signal, first_gap_ns;
 	/* Overflows the final count implies: floor((final - base) / P) summed
 	 * over restart segments; 0 if !final_valid. */
 	uint64_t overflows_implied;

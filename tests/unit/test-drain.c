@@ -133,6 +133,13 @@ static void test_same_as_whole_run(void)
 		       d->ores.anomalies[i].cls == whole.anomalies[i].cls &&
 		       d->ores.anomalies[i].missing == whole.anomalies[i].missing;
 	ok(same, "same anomaly list (%zu)", whole.nr_anomalies);
+	for (i = 0; i < whole.nr_anomalies && whole.anomalies[i].cls != PMS_CLASS_GAP; i++)
+		;
+	ok(i < whole.nr_anomalies && whole.first_gap_signal == whole.anomalies[i].signal &&
+	   whole.first_gap_ns == whole.anomalies[i].time_ns &&
+	   d->ores.first_gap_signal == whole.first_gap_signal,
+	   "the first lost overflow's signal (#%llu) is the first gap, streamed or not",
+	   (unsigned long long)whole.first_gap_signal);
 
 	is_u64(d->ares.anomalies, aw.anomalies, "attribution: same anomaly windows");
 	is_u64(d->ares.on_time, aw.on_time, "attribution: same on-time windows");
