@@ -919,7 +919,11 @@ fail:
 	return NULL;
 }
 
-/* Read what the instance recorded since the last read (consumed). */
+/*
+ * Read what the instance recorded since the last read (consumed).  Formats
+ * live in the top events/ only; instances share them, and they are parsed
+ * once: a streaming run reads every 100 ms.
+ */
 static int read_instance(struct pms_trace *t, struct collect_ctx *c)
 {
 	int ret = 0;
@@ -953,33 +957,14 @@ int pms_trace_collect_each(struct pms_trace *t,
 
 int pms_trace_collect(struct pms_trace *t, struct pms_sched_ev **evs, size_t *n)
 {
-	struct collect_ctx c = { .t = t };
-	int ret = 0;
+	struct collect_ctx c = { 0 };
+	int ret;
 
 	if (!evs || !n)
 		return -EINVAL;
 	*evs = NULL;
 	*n = 0;
-	if (!t || !t->created || !t->inst)
-		return -EINVAL;
-	/*
-	 * Formats live in the top events/ only; instances share them.  Parsed
-	 * once: a streaming run collects every 100 ms, and each call reads
-	 * (consumes) what was recorded since the last.
-	 */
-	if (!t->tep) {
-		int err;
-
-		t->tep = sched_tep(t->tracefs, &err);
-		if (!t->tep)
-			return err;
-	}
-	c.tep = t->tep;
-	errno = 0;
-	if (tracefs_iterate_raw_events(c.tep, t->inst, NULL, 0, collect_one, &c))
-		ret = errno ? -errno : -EIO;
-	if (c.err)
-		ret = c.err;
+	ret = read_instance(t, &c);
 	if (ret) {
 		free(c.evs);
 		return ret;
