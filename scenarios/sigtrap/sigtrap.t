@@ -57,7 +57,10 @@ $PMS run sigtrap --quiet --accesses 4000 --storm both --mask-every 7 --json "$j"
 ok $? "storm both + masking: exits 0"
 jtrue "$j" "d['verdict'] == 'pass' and $CLEAN and $T['storm']['toggles'] > 2 and $T['storm']['modifies'] > 2 and $T['storm']['failed'] == 0"
 ok $? "storm: pass with $(jget "$j" "$T['storm']['toggles']") toggles and $(jget "$j" "$T['storm']['modifies']") modifies, none failed"
-jtrue "$j" "sum(t['judged_on'] for t in $W) > 100 and sum(t['judged_off'] for t in $W) > 100 and all(t['traps'] >= t['traps_due'] for t in $W)"
+# How the accesses split between on and off depends on where the storm's
+# last operation left the event while the workers ran (CI once saw 16 on,
+# 31866 off): both states judged, exactly, is what matters.
+jtrue "$j" "sum(t['judged_on'] for t in $W) > 0 and sum(t['judged_off'] for t in $W) > 0 and sum(t['judged_on'] + t['judged_off'] for t in $W) > 1000 and all(t['traps'] >= t['traps_due'] for t in $W)"
 ok $? "storm: $(jget "$j" "sum(t['judged_on'] for t in $W)") accesses judged on, $(jget "$j" "sum(t['judged_off'] for t in $W)") off (disabled or other address), $(jget "$j" "$T['totals']['ambiguous']") ambiguous"
 jtrue "$j" "all(t['masked'] > 0 for t in $W) and $T['wrong_fields']['si_perf_flags'] == 0"
 ok $? "storm: masked accesses' traps came at the unblock, flagged asynchronous"
