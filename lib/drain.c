@@ -423,24 +423,6 @@ json_object *pms_drain_context_json(const struct pms_drain *d, size_t k)
 	return o;
 }
 
-void pms_drain_annotate_rebinds(const struct pms_drain *d, json_object *oracle)
-{
-	json_object *anom, *list;
-	size_t i;
-
-	if (!json_object_object_get_ex(oracle, "anomalies", &anom) ||
-	    !json_object_object_get_ex(anom, "list", &list))
-		return;
-	for (i = 0; i < json_object_array_length(list) && i < d->rb_n; i++) {
-		json_object *a = json_object_array_get_idx(list, i);
-
-		json_object_object_add(a, "since_rebind_ns", d->rb[i].known ?
-				       json_object_new_uint64(d->rb[i].since_ns) : NULL);
-		json_object_object_add(a, "rebind_cpu", d->rb[i].known ?
-				       json_object_new_int(d->rb[i].cpu) : NULL);
-	}
-}
-
 void pms_drain_fini(struct pms_drain *d)
 {
 	if (!d->finished) {

@@ -132,8 +132,6 @@ json_object *pms_drain_to_json(const struct pms_drain *d);
 /* Kept anomaly @k's context: {before: [...], after: [...]}, or NULL past the first 4096. */
 json_object *pms_drain_context_json(const struct pms_drain *d, size_t k);
 
-/* Attach since_rebind_ns/rebind_cpu to each anomaly of the oracle's list. */
-void pms_drain_annotate_rebinds(const struct pms_drain *d, json_object *oracle);
 
 void pms_drain_fini(struct pms_drain *d);
 
