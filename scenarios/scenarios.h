@@ -15,7 +15,8 @@
 	X(ioctl_semantics)	\
 	X(skid_into_kernel)	\
 	X(aux_pause)		\
-	X(sigtrap)
+	X(sigtrap)		\
+	X(pidns)
 
 #define PMS_DECLARE_SCENARIO(n) extern const struct pms_scenario pms_scenario_##n;
 PMS_SCENARIOS(PMS_DECLARE_SCENARIO)
