@@ -35,4 +35,27 @@ json_object *pms_probe_host(const struct pms_probe_cfg *cfg);
  */
 bool pms_probe_has_core_pmu(const char *sysfs_root, char *name, size_t len);
 
+/**
+ * pms_kconfig - the running kernel's value of config option @name
+ * ("CONFIG_PID_IN_CONTEXTIDR"), from /boot/config-RELEASE or else
+ * /proc/config.gz (read through gzip -dc).
+ * @src: receives the file it came from ("" when none was readable)
+ * Return: 1 built in (=y), 2 module (=m), 0 not set, -ENOENT when no
+ * configuration could be read.
+ */
+int pms_kconfig(const char *name, char *src, size_t len);
+
+/**
+ * pms_probe_pid_namespace - this process's PID namespace: nsfs dev and
+ * inode of /proc/self/ns/pid, the levels NSpid shows, and whether that is
+ * one (the initial namespace, as this /proc sees it).
+ */
+json_object *pms_probe_pid_namespace(void);
+
+/**
+ * pms_probe_spe - Arm SPE PMUs (arm_spe_*) under @devices with their type
+ * and caps; an empty array where there are none.
+ */
+json_object *pms_probe_spe(const char *devices);
+
 #endif

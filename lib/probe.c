@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -1534,6 +1535,18 @@ json_object *pms_probe_host(const struct pms_probe_cfg *cfg)
 	jset(&c, root, "tracefs", c.live_sys ? probe_tracefs(&c) : NULL);
 	if (cfg && cfg->feature_probes)
 		probe_features(&c, root, hw);
+	if (c.live_sys && c.live_proc) {
+		char src[PATH_MAX];
+		int kc = pms_kconfig("CONFIG_PID_IN_CONTEXTIDR", src, sizeof(src));
+		json_object *k = jobj(&c);
+
+		jset(&c, k, "value", kc == -ENOENT ? NULL : jstr(&c, kc == 1 ? "y" : kc == 2 ?
+								 "m" : "not set"));
+		jset(&c, k, "source", src[0] ? jstr(&c, src) : NULL);
+		jset(&c, root, "config_pid_in_contextidr", k);
+		jset(&c, root, "pid_namespace", pms_probe_pid_namespace());
+		jset(&c, root, "spe", pms_probe_spe(SYSFS_LIVE "/bus/event_source/devices"));
+	}
 
 	now = time(NULL);
 	if (gmtime_r(&now, &tm) && strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm))
@@ -1547,4 +1560,132 @@ json_object *pms_probe_host(const struct pms_probe_cfg *cfg)
 		return NULL;
 	}
 	return root;
+}
+
+/* ---- PID namespaces, kernel configuration, Arm SPE (the pidns scenario) */
+
+/* Scan @f for "NAME=value"; Return: 1 y, 2 m, 0 not set or absent. */
+static int kconfig_scan(FILE *f, const char *name)
+{
+	char line[512];
+	size_t n = strlen(name);
+
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, n) && line[n] == '=')
+			return line[n + 1] == 'y' ? 1 : line[n + 1] == 'm' ? 2 : 0;
+	}
+	return 0;
+}
+
+int pms_kconfig(const char *name, char *src, size_t len)
+{
+	struct utsname u;
+	char path[PATH_MAX];
+	FILE *f;
+	int v;
+
+	src[0] = '\0';
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = fopen(path, "re");
+		if (f) {
+			v = kconfig_scan(f, name);
+			fclose(f);
+			snprintf(src, len, "%s", path);
+			return v;
+		}
+	}
+	if (access("/proc/config.gz", R_OK))
+		return -ENOENT;
+	/* No zlib here for one file: gzip is on every distribution that ships one. */
+	f = popen("gzip -dc /proc/config.gz 2>/dev/null", "re");
+	if (!f)
+		return -ENOENT;
+	v = kconfig_scan(f, name);
+	if (pclose(f))
+		return -ENOENT;
+	snprintf(src, len, "/proc/config.gz");
+	return v;
+}
+
+json_object *pms_probe_pid_namespace(void)
+{
+	json_object *o = json_object_new_object();
+	char line[256];
+	struct stat st;
+	int levels = 0;
+	FILE *f;
+
+	if (!o)
+		return NULL;
+	if (!stat("/proc/self/ns/pid", &st)) {
+		json_object_object_add(o, "dev_major", json_object_new_int64(major(st.st_dev)));
+		json_object_object_add(o, "dev_minor", json_object_new_int64(minor(st.st_dev)));
+		json_object_object_add(o, "inode", json_object_new_uint64(st.st_ino));
+	}
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char *p = line + 6, *end;
+
+			if (strncmp(line, "NSpid:", 6))
+				continue;
+			for (;;) {
+				strtol(p, &end, 10);
+				if (end == p)
+					break;
+				levels++;
+				p = end;
+			}
+		}
+		fclose(f);
+	}
+	json_object_object_add(o, "nspid_levels", levels ? json_object_new_int(levels) : NULL);
+	json_object_object_add(o, "initial", levels ? json_object_new_boolean(levels == 1) : NULL);
+	return o;
+}
+
+json_object *pms_probe_spe(const char *devices)
+{
+	json_object *arr = json_object_new_array();
+	struct dirent *d;
+	DIR *dir;
+
+	if (!arr)
+		return NULL;
+	dir = opendir(devices);
+	if (!dir)
+		return arr;
+	while ((d = readdir(dir))) {
+		char path[PATH_MAX], buf[VALUE_MAX];
+		json_object *pmu, *caps;
+		struct dirent *cd;
+		DIR *cdir;
+
+		if (strncmp(d->d_name, "arm_spe", 7))
+			continue;
+		pmu = json_object_new_object();
+		json_object_object_add(pmu, "name", json_object_new_string(d->d_name));
+		snprintf(path, sizeof(path), "%s/%s/type", devices, d->d_name);
+		json_object_object_add(pmu, "type", read_value(path, buf, sizeof(buf)) ? NULL :
+				       json_object_new_int64(strtoll(buf, NULL, 10)));
+		caps = json_object_new_object();
+		snprintf(path, sizeof(path), "%s/%s/caps", devices, d->d_name);
+		cdir = opendir(path);
+		while (cdir && (cd = readdir(cdir))) {
+			char cp[PATH_MAX + 256];
+
+			if (cd->d_name[0] == '.')
+				continue;
+			snprintf(cp, sizeof(cp), "%s/%s", path, cd->d_name);
+			if (!read_value(cp, buf, sizeof(buf)))
+				json_object_object_add(caps, cd->d_name, json_object_new_string(buf));
+		}
+		if (cdir)
+			closedir(cdir);
+		json_object_object_add(pmu, "caps", caps);
+		json_object_array_add(arr, pmu);
+	}
+	closedir(dir);
+	return arr;
 }
