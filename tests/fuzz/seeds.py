@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Write the binary seed inputs of the ring and aux-window harnesses into
-tests/fuzz/corpus/ (their layouts are described at the top of each harness).
-Run from the repository root; the text seeds are written by hand."""
+"""Write the binary seed inputs of the ring, aux-window and spe harnesses
+into tests/fuzz/corpus/ (their layouts are described at the top of each
+harness).  Run from the repository root; the text seeds are written by
+hand."""
+import glob
 import os
 import struct
 
@@ -95,6 +97,29 @@ def window_seeds():
     write(d, "bad-size", cfg(order=200, raw=3000) + win(0, 0, 1, 0, 0))
 
 
+def hex_fixture(path):
+    """The bytes of a hex-text fixture of scenarios/pidns/fixtures."""
+    with open(path) as f:
+        text = "".join(line.split("#", 1)[0] for line in f)
+    return bytes.fromhex("".join(text.split()))
+
+
+def spe_seeds():
+    """Every decoder fixture of the pidns scenario, each behind a header
+    that judges it for a root-namespace opener with the option on and the
+    fixtures' workload pids (root 4001 4002, namespace-local 1 2); the
+    context ones also for a child-namespace opener without CAP_PERFMON."""
+    d = "tests/fuzz/corpus/spe"
+    pids = struct.pack("<4I", 4001, 4002, 1, 2)
+    for path in sorted(glob.glob("scenarios/pidns/fixtures/*.hex")):
+        name = os.path.basename(path)[:-4]
+        data = hex_fixture(path)
+        write(d, name, struct.pack("<4B", 3, 2, 2, 0) + pids + data)
+        if name.startswith("ctx-"):
+            write(d, name + "-child", struct.pack("<4B", 0, 2, 2, 0) + pids + data)
+
+
 if __name__ == "__main__":
     ring_seeds()
     window_seeds()
+    spe_seeds()
