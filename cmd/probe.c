@@ -91,6 +91,22 @@ int cmd_probe(int argc, char **argv)
 			       s(json_object_array_get_idx(kinds, i), "cpuset", NULL),
 			       s(json_object_array_get_idx(kinds, i), "efficiency", NULL));
 	printf("tracefs:     %s %s\n", s(host, "tracefs", "available"), s(host, "tracefs", "path"));
+	printf("pid ns:      inode %s, initial %s (NSpid levels %s)\n",
+	       s(host, "pid_namespace", "inode"), s(host, "pid_namespace", "initial"),
+	       s(host, "pid_namespace", "nspid_levels"));
+	printf("kconfig:     CONFIG_PID_IN_CONTEXTIDR %s (%s)\n",
+	       s(host, "config_pid_in_contextidr", "value"),
+	       s(host, "config_pid_in_contextidr", "source"));
+	if (json_object_object_get_ex(host, "spe", &arr) && arr) {
+		size_t n = json_object_array_length(arr);
+
+		if (!n)
+			printf("spe:         none (no arm_spe PMU)\n");
+		for (size_t i = 0; i < n; i++)
+			printf("spe:         %s type %s\n", s(json_object_array_get_idx(arr, i),
+							  "name", NULL),
+			       s(json_object_array_get_idx(arr, i), "type", NULL));
+	}
 	if (json_object_object_get_ex(host, "features", &arr) && arr) {
 		json_object_object_foreach(arr, key, val)
 			printf("feature:     %-14s %-5s %s\n", key, s(val, "supported", NULL),

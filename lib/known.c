@@ -986,7 +986,12 @@ json_object *pms_known_match_json(const struct pms_known_ctx *ctx, char *summary
 				cat(summary, len, &pos, "%s%s", named++ ? ", " : head, k->id);
 		}
 	}
-	if (!named && best == PMS_KNOWN_MATCHES) {
+	if (!named && best == PMS_KNOWN_MATCHES && ctx->cause &&
+	    !strcmp(ctx->cause, "injected")) {
+		/* The run was told to make this failure: there is no kernel bug to name. */
+		cat(summary, len, &pos, "the failure was injected (--inject-*): no kernel bug "
+		    "to match");
+	} else if (!named && best == PMS_KNOWN_MATCHES) {
 		size_t near = 0;
 
 		/*

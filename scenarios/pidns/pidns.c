@@ -53,6 +53,7 @@
 
 #include "pms-event.h"
 #include "pms-perf.h"
+#include "pms-probe.h"
 #include "pms-scenario.h"
 #include "pms-util.h"
 #include "records.h"
@@ -699,6 +700,10 @@ static const struct pms_opt_desc pn_opts[] = {
 	{ .name = "routing", .type = PMS_OPT_CHOICE, .def = "on", .arg = "on|off",
 	  .choices = (const char *const[]){ "on", "off", NULL },
 	  .help = "check F_SETOWN_EX routing with a watchpoint on the second thread" },
+	{ .name = "inject-wrong-ns", .type = PMS_OPT_U64, .def = "0", .min = 0, .max = 1u << 30,
+	  .arg = "N", .help = "fault injection: give every Nth sample of the root view the "
+			      "workload's namespace numbers before judging (0: off); the run "
+			      "must then fail" },
 };
 
 struct pn_view_state {
@@ -748,6 +753,8 @@ struct pn_state {
 	char fail[256];
 	uint64_t start_ns, end_ns;
 	uint64_t go_ns;		/* CLOCK_MONOTONIC just before M_GO */
+	uint64_t inject, root_samples, injected;	/* --inject-wrong-ns */
+	char spe_why[256];
 	uint8_t buf[sizeof(struct pn_msg) + PN_CHUNK + 64];
 	uint8_t drain_buf[PN_CHUNK];
 };
@@ -779,6 +786,7 @@ static enum pms_status pn_setup(struct pms_run *run)
 	st->view = (int)pms_opt_u64(&run->opts, "view");
 	st->cw_mode = (int)pms_opt_u64(&run->opts, "cpu-wide");
 	st->routing = pms_opt_u64(&run->opts, "routing") == 0;
+	st->inject = pms_opt_u64(&run->opts, "inject-wrong-ns");
 	st->cfg.duration_ns = pms_opt_u64(&run->opts, "duration");
 	st->cfg.child_every_ns = pms_opt_u64(&run->opts, "child-every");
 	st->cfg.cpu_wide = st->cw_mode != CW_OFF;
@@ -828,6 +836,18 @@ static enum pms_status pn_setup(struct pms_run *run)
 			snprintf(run->reason, sizeof(run->reason), "out of memory");
 			return PMS_E_SETUP;
 		}
+	}
+	{
+		json_object *spe = pms_probe_spe(run->devices), *em;
+		bool emulated = json_object_object_get_ex(run->host, "emulated", &em) && em &&
+				json_object_get_boolean(em);
+
+		if (!spe || !json_object_array_length(spe))
+			snprintf(st->spe_why, sizeof(st->spe_why), "no arm_spe PMU in %s%s: the "
+				 "SPE part did not run, the rest did", run->devices, emulated ?
+				 " (this looks like an emulated machine: QEMU's emulated CPUs "
+				 "have no SPE)" : "");
+		json_object_put(spe);
 	}
 	if (stat("/proc/self/ns/pid", &st->our_ns)) {
 		snprintf(run->reason, sizeof(run->reason), "cannot read this process's PID "
@@ -899,6 +919,12 @@ static void add_records(struct pn_state *st, enum pn_view v, int src, const void
 			vs->other++;
 		switch (r.type) {
 		case PERF_RECORD_SAMPLE:
+			if (v == PN_ROOT && st->inject && st->have_main &&
+			    ++st->root_samples % st->inject == 0) {
+				r.id_pid = (uint32_t)st->main_pid[PN_INSIDE];
+				r.id_tid = (uint32_t)st->main_tid[PN_INSIDE];
+				st->injected++;
+			}
 			pn_tally_add(&vs->tally, r.type, r.id_pid, r.id_tid, 1);
 			break;
 		case PERF_RECORD_SWITCH:
@@ -1304,6 +1330,23 @@ static json_object *route_json(const struct pn_state *st, enum pn_view v)
 	return o;
 }
 
+/* The Arm SPE part: where it could run, and (later) what it saw. */
+static json_object *spe_json(const struct pms_run *run, const struct pn_state *st)
+{
+	json_object *o = json_object_new_object(), *k = json_object_new_object();
+	char src[256];
+	int kc = pms_kconfig("CONFIG_PID_IN_CONTEXTIDR", src, sizeof(src));
+
+	json_object_object_add(k, "value", kc == -ENOENT ? NULL : jstr(kc == 1 ? "y" : kc == 2 ?
+									"m" : "not set"));
+	json_object_object_add(k, "source", src[0] ? jstr(src) : NULL);
+	json_object_object_add(o, "config_pid_in_contextidr", k);
+	json_object_object_add(o, "pmus", pms_probe_spe(run->devices));
+	json_object_object_add(o, "ran", json_object_new_boolean(false));
+	json_object_object_add(o, "reason", jstr(st->spe_why));
+	return o;
+}
+
 static void pn_run(struct pms_run *run)
 {
 	struct pn_state *st = run->priv;
@@ -1559,6 +1602,11 @@ static void pn_run(struct pms_run *run)
 		"once per task made during the run, NAMESPACES with the workload's PID namespace; "
 		"both observers count each task's switches alike; each observer's watchpoint signals "
 		"reach the thread it named with F_SETOWN_EX, one per overflow"));
+	x = json_object_new_object();
+	ju(x, "wrong_ns_every", st->inject);
+	ju(x, "samples_altered", st->injected);
+	json_object_object_add(o, "fault_injection", x);
+	json_object_object_add(o, "spe", spe_json(run, st));
 	json_object_object_add(run->result, "pidns", o);
 
 	/* ---- verdict */
@@ -1618,8 +1666,12 @@ static void pn_run(struct pms_run *run)
 	}
 	pms_run_append_reason(run, "%" PRIu64 " children in %.1f s", st->children_reported,
 			      (double)(st->end_ns - st->start_ns) / 1e9);
-	pms_run_known_issues(run, run->verdict == PMS_VERDICT_FAIL ? "unexplained" : NULL,
-			     st->ev.attr.exclude_kernel);
+	if (st->inject)
+		pms_run_append_reason(run, "FAULT INJECTION (--inject-wrong-ns %" PRIu64 "): %"
+				      PRIu64 " root-view samples were given the namespace's numbers",
+				      st->inject, st->injected);
+	pms_run_known_issues(run, run->verdict != PMS_VERDICT_FAIL ? NULL :
+			     st->inject ? "injected" : "unexplained", st->ev.attr.exclude_kernel);
 out:
 	if (!st->init_reaped && st->init_pid > 0) {
 		if (st->go_sent && !st->stop_sent) {

@@ -36,10 +36,11 @@ struct pn_task {
 	uint32_t pid[PN_NR_VIEWS], tid[PN_NR_VIEWS];
 	uint32_t parent[PN_NR_VIEWS];	/* real parent's pid: EXIT's ppid and ptid */
 	uint32_t fpid[PN_NR_VIEWS], ftid[PN_NR_VIEWS];	/* who forked it: FORK's ppid, ptid */
-	char comm[17];		/* the name it gave itself (prctl), "" for none */
-	bool sideband;		/* created while the events were open: FORK, NAMESPACES,
-				 * COMM and EXIT are owed */
-	bool exits;		/* its EXIT comes before the run ends */
+	char comm[17];		/* the name it gave itself (prctl) while watched: a COMM
+				 * record is owed; "" for none */
+	bool sideband;		/* created while the events were open: FORK and
+				 * NAMESPACES are owed */
+	bool exits;		/* its EXIT comes while watched: owed */
 	uint32_t seen_fork[PN_NR_VIEWS], seen_exit[PN_NR_VIEWS];
 	uint32_t seen_comm[PN_NR_VIEWS], seen_ns[PN_NR_VIEWS];
 	uint64_t samples[PN_NR_VIEWS], switches[PN_NR_VIEWS];
@@ -78,7 +79,7 @@ struct pn_anomaly {
 	uint32_t pid, tid;	/* as the record gave them */
 	int task;		/* the task it was about, -1 unknown */
 	uint64_t count;		/* records of this kind and numbers */
-	char detail[160];
+	char detail[256];
 };
 
 #define PN_KEPT 64
