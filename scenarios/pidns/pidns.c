@@ -174,6 +174,7 @@ static void base_attr(struct perf_event_attr *a, const struct pn_cfg *c)
 	a->exclude_user = !!(c->exclude & 1);
 	a->exclude_kernel = !!(c->exclude & 2);
 	a->exclude_hv = !!(c->exclude & 4);
+	a->exclude_guest = !!(c->exclude & 8);
 }
 
 /* The sampling event with every side-band record that names a task. */
@@ -700,6 +701,11 @@ static const struct pms_opt_desc pn_opts[] = {
 	{ .name = "routing", .type = PMS_OPT_CHOICE, .def = "on", .arg = "on|off",
 	  .choices = (const char *const[]){ "on", "off", NULL },
 	  .help = "check F_SETOWN_EX routing with a watchpoint on the second thread" },
+	{ .name = "userns", .type = PMS_OPT_FLAG,
+	  .help = "also give the namespace a user namespace of its own: pid 1 then observes "
+		  "without privileges in the root user namespace (as in a rootless "
+		  "container), and this works for an unprivileged caller where user "
+		  "namespaces are allowed" },
 	{ .name = "inject-wrong-ns", .type = PMS_OPT_U64, .def = "0", .min = 0, .max = 1u << 30,
 	  .arg = "N", .help = "fault injection: give every Nth sample of the root view the "
 			      "workload's namespace numbers before judging (0: off); the run "
@@ -755,6 +761,8 @@ struct pn_state {
 	uint64_t go_ns;		/* CLOCK_MONOTONIC just before M_GO */
 	uint64_t inject, root_samples, injected;	/* --inject-wrong-ns */
 	char spe_why[256];
+	bool userns;		/* --userns: CLONE_NEWUSER too */
+	char exclude_source[96];
 	uint8_t buf[sizeof(struct pn_msg) + PN_CHUNK + 64];
 	uint8_t drain_buf[PN_CHUNK];
 };
@@ -787,6 +795,7 @@ static enum pms_status pn_setup(struct pms_run *run)
 	st->cw_mode = (int)pms_opt_u64(&run->opts, "cpu-wide");
 	st->routing = pms_opt_u64(&run->opts, "routing") == 0;
 	st->inject = pms_opt_u64(&run->opts, "inject-wrong-ns");
+	st->userns = pms_opt_given(&run->opts, "userns");
 	st->cfg.duration_ns = pms_opt_u64(&run->opts, "duration");
 	st->cfg.child_every_ns = pms_opt_u64(&run->opts, "child-every");
 	st->cfg.cpu_wide = st->cw_mode != CW_OFF;
@@ -809,14 +818,24 @@ static enum pms_status pn_setup(struct pms_run *run)
 	if (excl) {
 		ret = pms_event_set_exclude(&st->ev.attr, excl, err, sizeof(err));
 		if (ret) {
-			snprintf(run->reason, sizeof(run->reason), "%s", err);
+			snprintf(run->reason, sizeof(run->reason), "bad --exclude: %s", err);
 			return PMS_E_EVENT;
 		}
+		snprintf(st->exclude_source, sizeof(st->exclude_source), "--exclude %s", excl);
+	} else if (spec && strchr(spec, ':')) {
+		snprintf(st->exclude_source, sizeof(st->exclude_source), "modifiers of '%s'", spec);
+	} else {
+		/* What rr sets, and what an observer without privileges may open. */
+		pms_event_set_exclude(&st->ev.attr, "kernel,guest", err, sizeof(err));
+		snprintf(st->exclude_source, sizeof(st->exclude_source), "default: exclude_kernel, "
+			 "exclude_guest (what rr sets)");
 	}
 	st->cfg.ev_type = st->ev.attr.type;
 	st->cfg.ev_config = st->ev.attr.config;
-	st->cfg.exclude = (uint64_t)st->ev.attr.exclude_user | (uint64_t)st->ev.attr.exclude_kernel << 1 |
-			  (uint64_t)st->ev.attr.exclude_hv << 2;
+	st->cfg.exclude = (uint64_t)st->ev.attr.exclude_user |
+			  (uint64_t)st->ev.attr.exclude_kernel << 1 |
+			  (uint64_t)st->ev.attr.exclude_hv << 2 |
+			  (uint64_t)st->ev.attr.exclude_guest << 3;
 	st->cfg.period = pms_opt_given(&run->opts, "period") ? pms_opt_u64(&run->opts, "period") :
 			 st->ev.sem == PMS_SEM_TIMER ? 1000000 : 100000;
 	/* arm64 watchpoints hit again on the way back from the handler (see sigtrap). */
@@ -883,7 +902,8 @@ static int spawn_init(struct pms_run *run, struct pn_state *st)
 	 * A fork-like clone: the child only clears close-on-exec and execs,
 	 * both async-signal-safe, so the threads of this process do not matter.
 	 */
-	pid = syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+	pid = syscall(SYS_clone, CLONE_NEWPID | (st->userns ? CLONE_NEWUSER : 0) | SIGCHLD, NULL,
+		      NULL, NULL, NULL);
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
@@ -1368,8 +1388,9 @@ static void pn_run(struct pms_run *run)
 		if (ret == -EPERM || ret == -EINVAL || ret == -ENOSPC) {
 			run->verdict = PMS_VERDICT_SKIP;
 			snprintf(run->reason, sizeof(run->reason), "cannot make a PID namespace "
-				 "here (clone CLONE_NEWPID: %s): pidns needs CAP_SYS_ADMIN or "
-				 "unprivileged user namespaces", pms_errno_name(-ret));
+				 "here (clone CLONE_NEWPID%s: %s): run as root, or with --userns "
+				 "where unprivileged user namespaces are allowed",
+				 st->userns ? "|CLONE_NEWUSER" : "", pms_errno_name(-ret));
 		} else {
 			run->verdict = PMS_VERDICT_ERROR;
 			snprintf(run->reason, sizeof(run->reason), "cannot start the namespace: %s",
@@ -1494,6 +1515,9 @@ static void pn_run(struct pms_run *run)
 	{
 		bool views[PN_NR_VIEWS] = { st->v[PN_ROOT].on, st->v[PN_INSIDE].on };
 
+		st->truth.ns_records[PN_ROOT] = st->v[PN_ROOT].namespaces;
+		st->truth.ns_records[PN_INSIDE] = st->v[PN_INSIDE].namespaces;
+
 		pn_judge_finish(&st->truth, exact, cw, views, j);
 	}
 	/* Both busy threads must have been sampled in every view. */
@@ -1535,6 +1559,8 @@ static void pn_run(struct pms_run *run)
 	x = json_object_new_object();
 	json_object_object_add(x, "spec", jstr(st->ev.spec));
 	json_object_object_add(x, "pmu", jstr(st->ev.pmu));
+	json_object_object_add(x, "exclude_source", jstr(st->exclude_source));
+	json_object_object_add(x, "user_namespace", json_object_new_boolean(st->userns));
 	{
 		struct perf_event_attr a;
 

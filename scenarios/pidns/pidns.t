@@ -76,6 +76,28 @@ ok $? "--cpu-wide off --routing off: exits 0"
 jtrue "$j" "d['verdict'] == 'pass' and not $P['views']['root']['cpu_wide'] and 'switch_cpu_wide' not in $P['views']['root']['records'] and not $P['routing']['root']['checked']"
 ok $? "--cpu-wide off --routing off: neither ran"
 
+# --- a user namespace too: pid 1 observes without privileges (a rootless container)
+j=$tmp/userns.json
+$PMS run pidns --quiet --duration 1s --userns --json "$j"
+ok $? "--userns: exits 0"
+jtrue "$j" "d['verdict'] == 'pass' and $P['event']['user_namespace'] and not $P['views']['inside']['namespaces_records'] and not $P['views']['inside']['cpu_wide'] and $P['views']['inside']['errors']['cpu_wide'] in ('EACCES', 'EPERM') and $P['views']['inside']['records']['fork'] > 0"
+ok $? "--userns: pass; inside, NAMESPACES and CPU-wide events were refused (no CAP_SYS_ADMIN or CAP_PERFMON there) and not owed"
+if id nobody > /dev/null 2>&1 && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ]; then
+	out=$(runuser -u nobody -- $PMS run pidns --quiet --duration 1s --json - 2>&1); rc=$?
+	[ $rc -eq 4 ] && echo "$out" | grep -q 'run as root, or with --userns'
+	ok $? "unprivileged without --userns: skips (exit $rc) and says how to run"
+	out=$(runuser -u nobody -- $PMS run pidns --quiet --duration 1s --userns --json - 2>/dev/null); rc=$?
+	if [ $rc -eq 4 ]; then
+		skip "unprivileged --userns" "user namespaces are not allowed for nobody here"
+	else
+		echo "$out" | $PY -c 'import json,sys; d=json.load(sys.stdin); p=d["pidns"]; sys.exit(0 if d["verdict"] == "pass" and p["views"]["root"]["records"]["sample"] > 0 and p["views"]["inside"]["records"]["sample"] > 0 else 1)'
+		ok $? "unprivileged with --userns: both observers sample and the run passes (exit $rc)"
+	fi
+else
+	skip "unprivileged runs" "no user nobody, or perf_event_paranoid above 2"
+	skip "unprivileged --userns" "no user nobody, or perf_event_paranoid above 2"
+fi
+
 # --- the oracle catches what it must
 j=$tmp/inject.json
 $PMS run pidns --quiet --duration 1s --inject-wrong-ns 20 --json "$j"

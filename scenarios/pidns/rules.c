@@ -292,7 +292,8 @@ void pn_judge_finish(struct pn_truth *tr, const bool exact[PN_NR_VIEWS],
 		for (v = 0; v < PN_NR_VIEWS; v++) {
 			uint32_t seen[4] = { t->seen_fork[v], t->seen_ns[v], t->seen_comm[v],
 					     t->seen_exit[v] };
-			bool owed[4] = { t->sideband, t->sideband, t->comm[0] != '\0', t->exits };
+			bool owed[4] = { t->sideband, t->sideband && tr->ns_records[v],
+					 t->comm[0] != '\0', t->exits };
 
 			if (!views[v])
 				continue;

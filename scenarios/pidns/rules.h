@@ -52,6 +52,7 @@ struct pn_truth {
 	size_t n, cap;
 	uint64_t ns_dev, ns_ino;	/* the workload's PID namespace (nsfs) */
 	bool ns_known;
+	bool ns_records[PN_NR_VIEWS];	/* the view asked for NAMESPACES records */
 };
 
 enum pn_class {

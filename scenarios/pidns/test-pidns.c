@@ -221,6 +221,7 @@ static void make_truth(struct pn_truth *tr)
 
 	pn_truth_init(tr, 8);
 	tr->ns_known = true;
+	tr->ns_records[PN_ROOT] = tr->ns_records[PN_INSIDE] = true;
 	tr->ns_dev = 4;
 	tr->ns_ino = 4026532000ull;
 	memset(&t, 0, sizeof(t));
