@@ -41,7 +41,8 @@ static void rec(struct buf *b, uint32_t type, uint16_t misc, const void *body, s
 
 	memcpy(b->b + b->n, &h, sizeof(h));
 	b->n += sizeof(h);
-	memcpy(b->b + b->n, body, blen);
+	if (blen)
+		memcpy(b->b + b->n, body, blen);
 	b->n += blen;
 	put32(b, pid);
 	put32(b, tid);
