@@ -1024,8 +1024,7 @@ const struct pms_scenario pms_scenario_aux_pause = {
 	.needs = "nothing for the ABI matrix; an AUX PMU that can pause (intel_pt, cs_etm) for "
 		 "the race stress",
 	.priv_size = sizeof(struct ap_state),
-	.opts = ap_opts,
-	.nr_opts = PMS_ARRAY_SIZE(ap_opts),
+	PMS_SCENARIO_OPTS(ap_opts),
 	.availability = ap_availability,
 	.setup = ap_setup,
 	.run = ap_run,
