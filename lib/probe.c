@@ -42,6 +42,7 @@
 #include <tracefs.h>
 
 #include "pms-auxabi.h"
+#include "pms-perf.h"
 #include "pms-probe.h"
 #include "pms-util.h"
 
@@ -1087,18 +1088,6 @@ static int perf_open(struct perf_event_attr *attr)
 	return syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Unprivileged at perf_event_paranoid=2: own thread, user space only. */
-static void base_attr(struct perf_event_attr *attr, __u32 type, __u64 config)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = type;
-	attr->config = config;
-	attr->disabled = 1;
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-}
-
 /* state: 1 supported, 0 not, -1 unknown (null). */
 static __attribute__((format(printf, 5, 6)))
 void feature(struct probe_ctx *c, json_object *feats, const char *name, int state,
@@ -1144,7 +1133,7 @@ static void feat_sigtrap(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.sigtrap = 1;
 	attr.remove_on_exec = 1;	/* the kernel refuses sigtrap without it */
 	attr.sig_data = SIGTRAP_PROBE_DATA;
@@ -1200,7 +1189,7 @@ static void feat_exclude_host(struct probe_ctx *c, json_object *feats, bool hw)
 		feature(c, feats, "exclude_host", -1, "no hardware PMU: not measurable");
 		return;
 	}
-	base_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	pms_perf_attr_user(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
 	attr.exclude_host = 1;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	fd = perf_open(&attr);
@@ -1246,7 +1235,7 @@ static void feat_hw_breakpoint(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err;
 
-	base_attr(&attr, PERF_TYPE_BREAKPOINT, 0);
+	pms_perf_attr_user(&attr, PERF_TYPE_BREAKPOINT, 0);
 	attr.bp_type = HW_BREAKPOINT_X;
 	attr.bp_addr = (uintptr_t)breakpoint_target;
 	/* x86 insists on sizeof(long) for execute breakpoints; arm64 fixes it up to 4. */
@@ -1274,7 +1263,7 @@ static void feat_use_clockid(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	fd = perf_open(&attr);
@@ -1299,7 +1288,7 @@ static void feat_remove_on_exec(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err, without;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.sigtrap = 1;
 	attr.sig_data = SIGTRAP_PROBE_DATA;
 	fd = perf_open(&attr);		/* sigtrap without remove_on_exec */
@@ -1327,7 +1316,7 @@ static void feat_sigtrap_inherit_thread(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err, alone;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.sigtrap = 1;
 	attr.remove_on_exec = 1;
 	attr.sig_data = SIGTRAP_PROBE_DATA;
@@ -1356,7 +1345,7 @@ static volatile uint64_t probe_watched[16] __attribute__((aligned(64)));
 
 static void watch_attr(struct perf_event_attr *attr, volatile void *addr)
 {
-	base_attr(attr, PERF_TYPE_BREAKPOINT, 0);
+	pms_perf_attr_user(attr, PERF_TYPE_BREAKPOINT, 0);
 	attr->bp_type = HW_BREAKPOINT_W;
 	attr->bp_addr = (uintptr_t)addr;
 	attr->bp_len = HW_BREAKPOINT_LEN_8;

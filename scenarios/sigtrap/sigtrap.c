@@ -487,13 +487,7 @@ static void unclone_self(struct st_state *st)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
+	pms_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		__atomic_add_fetch(&st->unclone_failed, 1, __ATOMIC_RELAXED);
@@ -887,12 +881,7 @@ static bool st_unsupported(const struct pms_run *run, char *why, size_t len)
 
 	/* `list` probes no features: ask the kernel here, as the probe would. */
 	if (!host_feature(run, "sigtrap", d, sizeof(d)) && !strcmp(d, "not probed")) {
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.disabled = 1;
-		a.exclude_kernel = 1;
+		pms_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 		a.sigtrap = 1;
 		a.remove_on_exec = 1;
 		fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
