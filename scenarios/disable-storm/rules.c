@@ -16,6 +16,7 @@
 
 #include "rules.h"
 #include "pms-perf.h"
+#include "pms-util.h"
 
 static uint64_t now_ns(void)
 {
@@ -115,17 +116,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
  */
 long pms_toggle_last_before(const struct pms_toggle *t, size_t n, uint64_t time_ns)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t[mid].disable_ns <= time_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)PMS_UPPER_BOUND(t, n, disable_ns, time_ns) - 1;
 }
 
 /**
