@@ -87,11 +87,8 @@ static void handler_toggle(void *arg, const siginfo_t *si)
 	struct ds_state *st = arg;
 
 	if (st->interval_ns) {
-		struct timespec ts;
-		uint64_t now;
+		uint64_t now = pms_now_ns();
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 		if (now - st->last_handler_toggle < st->interval_ns)
 			return;
 		st->last_handler_toggle = now;

@@ -18,14 +18,6 @@
 #include "pms-perf.h"
 #include "pms-util.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /**
  * pms_toggle_log_init - allocate and prefault room for @cap toggles
  * @log: zeroed log
@@ -87,7 +79,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 		return -ENOSPC;
 	}
 	t = &log->t[slot];
-	t->disable_ns = now_ns();
+	t->disable_ns = pms_now_ns();
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		err = -errno;
 	/* a bare read(2): safe in the signal handler too */
@@ -97,7 +89,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 		err = ret;
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && !err)
 		err = -errno;
-	t->enable_ns = now_ns();
+	t->enable_ns = pms_now_ns();
 	t->value = value;
 	t->err = err;
 	if (err)
