@@ -122,6 +122,12 @@ struct pms_recorder {
 };
 
 /*
+ * The real-time signal a counting scenario's overflows arrive as, for the
+ * recorder and pms_perf_async() alike.
+ */
+#define PMS_OVERFLOW_SIGNO (SIGRTMIN + 4)
+
+/*
  * The recorder's fault-injection options (see pms_run_recorder()), for the
  * scenarios whose oracle works on the recorded signals alone.
  */

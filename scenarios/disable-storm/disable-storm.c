@@ -167,7 +167,8 @@ static void choose_semantics(struct pms_run *run, struct ds_state *st)
 			    (declared == PMS_SEM_RESTART_ON_ENABLE &&
 			     st->r.work.kind == PMS_WORKLOAD_PAGE_FAULTS);
 	if (st->probe_applies) {
-		ret = pms_enable_probe(&st->r.c, &st->r.work, SIGRTMIN + 5, &st->probe);
+		/* its own signal: not the recorder's */
+		ret = pms_enable_probe(&st->r.c, &st->r.work, PMS_OVERFLOW_SIGNO + 1, &st->probe);
 		st->enable_sem = ret ? PMS_ENABLE_UNKNOWN : st->probe.result;
 	}
 	if (ch == DS_SEM_KEEPS || ch == DS_SEM_RESTARTS) {

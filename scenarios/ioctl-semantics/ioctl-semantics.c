@@ -731,7 +731,7 @@ static enum pms_status io_setup(struct pms_run *run)
 	s = pms_run_workload(run, &st->work, &st->c.ev);
 	if (s)
 		return s;
-	st->signo = SIGRTMIN + 4;
+	st->signo = PMS_OVERFLOW_SIGNO;
 	s = pms_run_recorder(run, &st->rec, st->signo);
 	if (s)
 		return s;

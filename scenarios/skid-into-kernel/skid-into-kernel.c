@@ -269,7 +269,7 @@ static enum pms_status sk_setup(struct pms_run *run)
 		return PMS_E_SETUP;
 	}
 
-	st->signo = SIGRTMIN + 4;
+	st->signo = PMS_OVERFLOW_SIGNO;
 	s = pms_run_recorder(run, &st->rec, st->signo);
 	if (s)
 		return s;
