@@ -145,7 +145,7 @@ int pms_auxabi_supported(char *detail, size_t len)
 
 	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	pms_attr_set_aux_action(&attr, PMS_AUX_START_PAUSED);
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd >= 0) {
 		close(fd);
 		snprintf(detail, len, "aux_start_paused opened on a software event, which has no "

@@ -29,6 +29,11 @@ int pms_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int pms_perf_open_self(struct perf_event_attr *attr, int group_fd)
+{
+	return pms_perf_open(attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
 void pms_perf_attr_user(struct perf_event_attr *attr, __u32 type, __u64 config)
 {
 	memset(attr, 0, sizeof(*attr));

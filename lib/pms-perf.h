@@ -21,6 +21,13 @@ int pms_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd
 		  unsigned long flags);
 
 /*
+ * pms_perf_open_self - pms_perf_open() as every open here wants it: on the
+ * calling thread, any CPU, close-on-exec; @group_fd -1 for none.
+ * Return: fd, or -errno.
+ */
+int pms_perf_open_self(struct perf_event_attr *attr, int group_fd);
+
+/*
  * pms_perf_attr_user - zero @attr and make it a disabled counter of
  * @type/@config on user space only (exclude_kernel, exclude_hv): what an
  * unprivileged thread may open on itself at perf_event_paranoid=2, the base

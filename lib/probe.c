@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -1083,9 +1082,14 @@ static json_object *probe_tracefs(struct probe_ctx *c)
 
 /* ---- perf_event_open feature probes (live kernel, calling thread) */
 
+/* The probes below read why an open failed from errno. */
 static int perf_open(struct perf_event_attr *attr)
 {
-	return syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = pms_perf_open_self(attr, -1);
+
+	if (fd < 0)
+		errno = -fd;
+	return fd;
 }
 
 /* state: 1 supported, 0 not, -1 unknown (null). */

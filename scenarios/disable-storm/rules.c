@@ -213,7 +213,7 @@ int pms_enable_probe(const struct pms_counter *c, struct pms_workload *w, int si
 	pms_counter_attr(c, &attr);
 	attr.sample_period = PMS_PROBE_PERIOD;
 	attr.disabled = 1;
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd < 0) {
 		ret = fd;
 		goto out_mask;

@@ -163,7 +163,7 @@ static int open_event(struct io_state *st, uint64_t period, bool enabled)
 	attr.disabled = !enabled;
 	/* Each sample wakes poll(2): period-timing reads POLLIN like rr does. */
 	attr.wakeup_events = 1;
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd < 0)
 		return fd;
 	if (pms_perf_async(fd, st->signo, st->tid)) {

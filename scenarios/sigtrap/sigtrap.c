@@ -480,7 +480,7 @@ static void unclone_self(struct st_state *st)
 	int fd;
 
 	pms_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
-	fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&a, -1);
 	if (fd < 0) {
 		__atomic_add_fetch(&st->unclone_failed, 1, __ATOMIC_RELAXED);
 		st->unclone_errno = -fd;
@@ -876,7 +876,7 @@ static bool st_unsupported(const struct pms_run *run, char *why, size_t len)
 		pms_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 		a.sigtrap = 1;
 		a.remove_on_exec = 1;
-		fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = pms_perf_open_self(&a, -1);
 		if (fd >= 0) {
 			close(fd);
 			return false;
@@ -902,7 +902,7 @@ static void st_availability(const struct pms_run *run, char *buf, size_t len)
 /* The event, or -errno. */
 static int open_event(struct st_state *st)
 {
-	return pms_perf_open(&st->attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return pms_perf_open_self(&st->attr, -1);
 }
 
 static enum pms_status setup_event(struct pms_run *run, struct st_state *st)

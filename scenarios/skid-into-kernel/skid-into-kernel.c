@@ -136,7 +136,7 @@ static void *counting_main(void *arg)
 	pthread_setname_np(pthread_self(), "pms-skid");
 	pms_counter_attr(&st->c, &attr);
 	attr.sample_type = SAMPLE_TYPE;
-	st->fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	st->fd = pms_perf_open_self(&attr, -1);
 	if (st->fd < 0) {
 		st->setup_status = PMS_E_SETUP;
 		pms_perf_strerror(st->fd, &st->c.ev, st->setup_msg, sizeof(st->setup_msg));
