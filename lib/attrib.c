@@ -48,22 +48,6 @@ void pms_evidence_sort(struct pms_evidence *ev, size_t n)
 		qsort(ev, n, sizeof(*ev), cmp_ev);
 }
 
-/* First evidence item stamped after @x. */
-static size_t upper_ev(const struct pms_evidence *ev, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ev[mid].time_ns <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * P(X >= k) for X ~ Binomial(n, p): the chance that at least k of n anomaly
  * windows hold a cause if each held it as often as an on-time window of its
@@ -196,8 +180,9 @@ static uint8_t scan(const struct pms_ev_view *ev, uint64_t from, uint64_t to,
 
 		if (!ev->n[g])
 			continue;
-		lo = upper_ev(e, ev->n[g], from);
-		hi = upper_ev(e, ev->n[g], to);
+		/* the items stamped in (from, to] */
+		lo = PMS_UPPER_BOUND(e, ev->n[g], time_ns, from);
+		hi = PMS_UPPER_BOUND(e, ev->n[g], time_ns, to);
 		for (i = lo; i < hi; i++) {
 			if (e[i].cause >= PMS_CAUSE_NR)
 				continue;

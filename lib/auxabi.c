@@ -143,15 +143,9 @@ int pms_auxabi_supported(char *detail, size_t len)
 	struct perf_event_attr attr;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	pms_attr_set_aux_action(&attr, PMS_AUX_START_PAUSED);
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd >= 0) {
 		close(fd);
 		snprintf(detail, len, "aux_start_paused opened on a software event, which has no "

@@ -98,7 +98,7 @@ static int try_open(const struct pms_counter *c)
 	int fd;
 
 	pms_counter_attr(c, &attr);
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd >= 0) {
 		close(fd);
 		return 0;

@@ -36,7 +36,7 @@ static void *counting_main(void *arg)
 		hwloc_bitmap_free(first);
 	}
 	pms_counter_attr(k->c, &attr);
-	k->fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	k->fd = pms_perf_open_self(&attr, -1);
 	if (k->fd < 0) {
 		k->setup_status = PMS_E_SETUP;
 		pms_perf_strerror(k->fd, &k->c->ev, k->setup_msg, sizeof(k->setup_msg));
@@ -71,7 +71,7 @@ static void *counting_main(void *arg)
 		ca.sample_period = 0;
 		ca.disabled = 0;
 		ca.use_clockid = 0;
-		cfd = pms_perf_open(&ca, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		cfd = pms_perf_open_self(&ca, -1);
 		if (cfd < 0) {
 			k->competing_err = -cfd;
 			break;
@@ -79,7 +79,7 @@ static void *counting_main(void *arg)
 		k->competing_fd[k->competing_open++] = cfd;
 	}
 	/* Migrations that really happened, next to the rebinds requested. */
-	k->mig_fd = pms_perf_open(&mig, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	k->mig_fd = pms_perf_open_self(&mig, -1);
 	k->setup_status = PMS_OK;
 out_ready:
 	pms_thread_ready(&k->thread);

@@ -484,19 +484,12 @@ size_t pms_mover_log_read(const struct pms_mover *m, uint64_t *cursor, struct pm
 
 const struct pms_rebind *pms_mover_last_before(const struct pms_mover *m, uint64_t t)
 {
-	size_t lo = 0, hi = m->log_n;
+	size_t lo;
 
 	if (m->log_ring)
 		return NULL;
-	/* The log is in time order: binary search for the first entry after t. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->log[mid].time_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* The log is in time order: the first entry after t. */
+	lo = PMS_UPPER_BOUND(m->log, m->log_n, time_ns, t);
 	/* Past the end of a log that overflowed, the last entry is not the
 	 * last rebind: say nothing rather than something wrong. */
 	if (lo == m->log_n && m->log_dropped)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * perf_event_open(2) plumbing: opening, error sentences, O_ASYNC routing and
- * the overflow-signal recorder.
+ * perf_event_open(2) plumbing: opening (and the user-only attr that one-off
+ * feature opens start from), error sentences, O_ASYNC routing and the
+ * overflow-signal recorder.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +27,22 @@ int pms_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd
 	long fd = syscall(SYS_perf_event_open, attr, tid, cpu, group_fd, flags);
 
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int pms_perf_open_self(struct perf_event_attr *attr, int group_fd)
+{
+	return pms_perf_open(attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+void pms_perf_attr_user(struct perf_event_attr *attr, __u32 type, __u64 config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
 }
 
 bool pms_perf_err_no_hardware(int err)

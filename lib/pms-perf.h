@@ -20,6 +20,21 @@
 int pms_perf_open(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd,
 		  unsigned long flags);
 
+/*
+ * pms_perf_open_self - pms_perf_open() as every open here wants it: on the
+ * calling thread, any CPU, close-on-exec; @group_fd -1 for none.
+ * Return: fd, or -errno.
+ */
+int pms_perf_open_self(struct perf_event_attr *attr, int group_fd);
+
+/*
+ * pms_perf_attr_user - zero @attr and make it a disabled counter of
+ * @type/@config on user space only (exclude_kernel, exclude_hv): what an
+ * unprivileged thread may open on itself at perf_event_paranoid=2, the base
+ * of the one-off opens that ask the kernel whether it takes an attr bit.
+ */
+void pms_perf_attr_user(struct perf_event_attr *attr, __u32 type, __u64 config);
+
 /**
  * pms_perf_strerror - one sentence a kernel developer can act on for a
  * perf_event_open failure of @ev (EACCES/EPERM name perf_event_paranoid and
@@ -112,6 +127,12 @@ struct pms_recorder {
 	void (*hook)(void *arg, const siginfo_t *si);
 	void *hook_arg;
 };
+
+/*
+ * The real-time signal a counting scenario's overflows arrive as, for the
+ * recorder and pms_perf_async() alike.
+ */
+#define PMS_OVERFLOW_SIGNO (SIGRTMIN + 4)
 
 /*
  * The recorder's fault-injection options (see pms_run_recorder()), for the

@@ -43,7 +43,7 @@ struct pms_scenario {
 	const char *needs;	/* what it needs, for `list` and help */
 	/* run->priv: this many zeroed bytes before setup, freed after teardown */
 	size_t priv_size;
-	const struct pms_opt_desc *opts;
+	const struct pms_opt_desc *opts;	/* set both with PMS_SCENARIO_OPTS() */
 	size_t nr_opts;
 	/* NULL or a reason this machine cannot run it (returns true). */
 	bool (*unsupported)(const struct pms_run *run, char *why, size_t len);
@@ -61,6 +61,9 @@ struct pms_scenario {
 	 */
 	int (*helper)(int argc, char **argv);
 };
+
+/* A descriptor's ->opts and ->nr_opts from one table: the count cannot drift from it. */
+#define PMS_SCENARIO_OPTS(table) .opts = (table), .nr_opts = sizeof(table) / sizeof((table)[0])
 
 struct pms_run {
 	const struct pms_scenario *sc;

@@ -86,6 +86,21 @@ int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out);
 /* Parse a non-negative integer (decimal or 0x hex) with no trailing junk. */
 int pms_parse_u64(const char *s, uint64_t *out);
 
+/**
+ * pms_upper_bound_u64 - binary search of an array kept in ascending order of
+ * a uint64_t member (a log by time)
+ * @base: @n elements of @size bytes
+ * @off: offset of the member in an element
+ * @x: the key
+ *
+ * Return: the index of the first element whose member is above @x, or @n.
+ */
+size_t pms_upper_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t x);
+
+/* pms_upper_bound_u64() over array @a of @n by its member @m. */
+#define PMS_UPPER_BOUND(a, n, m, x)						\
+	pms_upper_bound_u64((a), (n), sizeof(*(a)), offsetof(__typeof__(*(a)), m), (x))
+
 /*
  * Append a formatted string at *@pos of @buf (@len bytes); a full buffer
  * truncates, and *@pos never passes @len.

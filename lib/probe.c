@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -43,6 +42,7 @@
 #include <tracefs.h>
 
 #include "pms-auxabi.h"
+#include "pms-perf.h"
 #include "pms-probe.h"
 #include "pms-util.h"
 
@@ -1083,21 +1083,14 @@ static json_object *probe_tracefs(struct probe_ctx *c)
 
 /* ---- perf_event_open feature probes (live kernel, calling thread) */
 
+/* The probes below read why an open failed from errno. */
 static int perf_open(struct perf_event_attr *attr)
 {
-	return syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
+	int fd = pms_perf_open_self(attr, -1);
 
-/* Unprivileged at perf_event_paranoid=2: own thread, user space only. */
-static void base_attr(struct perf_event_attr *attr, __u32 type, __u64 config)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = type;
-	attr->config = config;
-	attr->disabled = 1;
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
+	if (fd < 0)
+		errno = -fd;
+	return fd;
 }
 
 /* state: 1 supported, 0 not, -1 unknown (null). */
@@ -1145,7 +1138,7 @@ static void feat_sigtrap(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.sigtrap = 1;
 	attr.remove_on_exec = 1;	/* the kernel refuses sigtrap without it */
 	attr.sig_data = SIGTRAP_PROBE_DATA;
@@ -1201,7 +1194,7 @@ static void feat_exclude_host(struct probe_ctx *c, json_object *feats, bool hw)
 		feature(c, feats, "exclude_host", -1, "no hardware PMU: not measurable");
 		return;
 	}
-	base_attr(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	pms_perf_attr_user(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
 	attr.exclude_host = 1;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	fd = perf_open(&attr);
@@ -1247,7 +1240,7 @@ static void feat_hw_breakpoint(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err;
 
-	base_attr(&attr, PERF_TYPE_BREAKPOINT, 0);
+	pms_perf_attr_user(&attr, PERF_TYPE_BREAKPOINT, 0);
 	attr.bp_type = HW_BREAKPOINT_X;
 	attr.bp_addr = (uintptr_t)breakpoint_target;
 	/* x86 insists on sizeof(long) for execute breakpoints; arm64 fixes it up to 4. */
@@ -1275,7 +1268,7 @@ static void feat_use_clockid(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	fd = perf_open(&attr);
@@ -1300,7 +1293,7 @@ static void feat_remove_on_exec(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err, without;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.sigtrap = 1;
 	attr.sig_data = SIGTRAP_PROBE_DATA;
 	fd = perf_open(&attr);		/* sigtrap without remove_on_exec */
@@ -1328,7 +1321,7 @@ static void feat_sigtrap_inherit_thread(struct probe_ctx *c, json_object *feats)
 	struct perf_event_attr attr;
 	int fd, err, alone;
 
-	base_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	pms_perf_attr_user(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	attr.sigtrap = 1;
 	attr.remove_on_exec = 1;
 	attr.sig_data = SIGTRAP_PROBE_DATA;
@@ -1357,7 +1350,7 @@ static volatile uint64_t probe_watched[16] __attribute__((aligned(64)));
 
 static void watch_attr(struct perf_event_attr *attr, volatile void *addr)
 {
-	base_attr(attr, PERF_TYPE_BREAKPOINT, 0);
+	pms_perf_attr_user(attr, PERF_TYPE_BREAKPOINT, 0);
 	attr->bp_type = HW_BREAKPOINT_W;
 	attr->bp_addr = (uintptr_t)addr;
 	attr->bp_len = HW_BREAKPOINT_LEN_8;

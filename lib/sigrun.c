@@ -189,7 +189,7 @@ enum pms_status pms_sigrun_setup(struct pms_run *run, struct pms_sigrun *s)
 		if (st)
 			return st;
 	}
-	s->signo = SIGRTMIN + 4;
+	s->signo = PMS_OVERFLOW_SIGNO;
 	if (s->stream) {
 		int ret;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Small helpers shared by every module: clocks, errno names, atomic result
- * files, number parsing.
+ * files, number parsing, binary search of a time-ordered log.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -461,6 +461,23 @@ int pms_parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+size_t pms_upper_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, (const char *)base + mid * size + off, sizeof(v));
+		if (v <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 int pms_parse_duration_ns(const char *s, uint64_t bare_unit_ns, uint64_t *out)

@@ -201,12 +201,6 @@ bool pms_aux_find_pmu(const char *sysfs_root, char *name, size_t len)
 
 /* ---- the live matrix */
 
-/* On the calling thread, any CPU. */
-static int perf_open(struct perf_event_attr *attr, int group_fd)
-{
-	return pms_perf_open(attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
-
 static volatile unsigned long bp_sink;
 
 static __attribute__((noinline)) void bp_target(void)
@@ -327,7 +321,7 @@ static int try_case(const struct pms_auxabi_case *c, const struct pms_auxabi_tar
 	*leader_err = 0;
 	if (c->leader != PMS_AUXABI_NONE) {
 		target_attr(&t[c->leader], c->leader, &attr);
-		lfd = perf_open(&attr, -1);
+		lfd = pms_perf_open_self(&attr, -1);
 		if (lfd < 0) {
 			*leader_err = lfd;
 			return lfd;
@@ -338,7 +332,7 @@ static int try_case(const struct pms_auxabi_case *c, const struct pms_auxabi_tar
 		attr.disabled = 0;	/* members follow the leader */
 	attr.aux_output = aux_output;
 	pms_attr_set_aux_action(&attr, action);
-	fd = perf_open(&attr, lfd);
+	fd = pms_perf_open_self(&attr, lfd);
 	if (fd >= 0)
 		close(fd);
 	if (lfd >= 0)

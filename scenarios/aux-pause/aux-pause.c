@@ -169,11 +169,6 @@ static const char *host_release(struct pms_run *run)
 	return NULL;
 }
 
-static int perf_open_self(struct perf_event_attr *attr, int group)
-{
-	return pms_perf_open(attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-}
-
 /*
  * Decide whether the race stress can run here; fills st->race_skip when it
  * cannot.  Return: PMS_OK, or a usage/event error for bad options.
@@ -288,7 +283,7 @@ static enum pms_status race_setup(struct pms_run *run, struct ap_state *st)
 	pms_attr_set_aux_action(&st->pause_attr, PMS_AUX_PAUSE);
 
 	/* Can this PMU start paused on this kernel? */
-	fd = perf_open_self(&st->aux_attr, -1);
+	fd = pms_perf_open_self(&st->aux_attr, -1);
 	if (fd == -EOPNOTSUPP) {
 		snprintf(st->race_skip, sizeof(st->race_skip), "%s has no pause capability on "
 			 "this kernel (aux_start_paused: EOPNOTSUPP)", st->aux_pmu);
@@ -552,7 +547,7 @@ static bool pin(int cpu)
 
 static int open_trigger(struct ap_worker *w, struct perf_event_attr *attr, uint64_t *id)
 {
-	int fd = perf_open_self(attr, w->lfd);
+	int fd = pms_perf_open_self(attr, w->lfd);
 
 	if (fd < 0)
 		return fd;
@@ -571,7 +566,7 @@ static int worker_open(struct ap_worker *w)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int fd;
 
-	w->lfd = perf_open_self(&st->aux_attr, -1);
+	w->lfd = pms_perf_open_self(&st->aux_attr, -1);
 	if (w->lfd < 0) {
 		snprintf(w->err, sizeof(w->err), "%s (aux_start_paused): %s", st->aux_pmu,
 			 pms_errno_name(-w->lfd));
@@ -1024,8 +1019,7 @@ const struct pms_scenario pms_scenario_aux_pause = {
 	.needs = "nothing for the ABI matrix; an AUX PMU that can pause (intel_pt, cs_etm) for "
 		 "the race stress",
 	.priv_size = sizeof(struct ap_state),
-	.opts = ap_opts,
-	.nr_opts = PMS_ARRAY_SIZE(ap_opts),
+	PMS_SCENARIO_OPTS(ap_opts),
 	.availability = ap_availability,
 	.setup = ap_setup,
 	.run = ap_run,

@@ -87,11 +87,8 @@ static void handler_toggle(void *arg, const siginfo_t *si)
 	struct ds_state *st = arg;
 
 	if (st->interval_ns) {
-		struct timespec ts;
-		uint64_t now;
+		uint64_t now = pms_now_ns();
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 		if (now - st->last_handler_toggle < st->interval_ns)
 			return;
 		st->last_handler_toggle = now;
@@ -170,7 +167,8 @@ static void choose_semantics(struct pms_run *run, struct ds_state *st)
 			    (declared == PMS_SEM_RESTART_ON_ENABLE &&
 			     st->r.work.kind == PMS_WORKLOAD_PAGE_FAULTS);
 	if (st->probe_applies) {
-		ret = pms_enable_probe(&st->r.c, &st->r.work, SIGRTMIN + 5, &st->probe);
+		/* its own signal: not the recorder's */
+		ret = pms_enable_probe(&st->r.c, &st->r.work, PMS_OVERFLOW_SIGNO + 1, &st->probe);
 		st->enable_sem = ret ? PMS_ENABLE_UNKNOWN : st->probe.result;
 	}
 	if (ch == DS_SEM_KEEPS || ch == DS_SEM_RESTARTS) {
@@ -493,8 +491,7 @@ const struct pms_scenario pms_scenario_disable_storm = {
 		"sigtrap pending_disable race fixed by ca6c21327c6a (6.1-rc)",
 	.needs = "a hardware PMU (else the breakpoint substitute); two CPUs for --mover",
 	.priv_size = sizeof(struct ds_state),
-	.opts = ds_opts,
-	.nr_opts = PMS_ARRAY_SIZE(ds_opts),
+	PMS_SCENARIO_OPTS(ds_opts),
 	.setup = ds_setup,
 	.run = ds_run,
 	.teardown = ds_teardown,

@@ -16,14 +16,7 @@
 
 #include "rules.h"
 #include "pms-perf.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "pms-util.h"
 
 /**
  * pms_toggle_log_init - allocate and prefault room for @cap toggles
@@ -86,7 +79,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 		return -ENOSPC;
 	}
 	t = &log->t[slot];
-	t->disable_ns = now_ns();
+	t->disable_ns = pms_now_ns();
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		err = -errno;
 	/* a bare read(2): safe in the signal handler too */
@@ -96,7 +89,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
 		err = ret;
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && !err)
 		err = -errno;
-	t->enable_ns = now_ns();
+	t->enable_ns = pms_now_ns();
 	t->value = value;
 	t->err = err;
 	if (err)
@@ -115,17 +108,7 @@ int pms_toggle_once(int fd, struct pms_toggle_log *log)
  */
 long pms_toggle_last_before(const struct pms_toggle *t, size_t n, uint64_t time_ns)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t[mid].disable_ns <= time_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)PMS_UPPER_BOUND(t, n, disable_ns, time_ns) - 1;
 }
 
 /**
@@ -230,7 +213,7 @@ int pms_enable_probe(const struct pms_counter *c, struct pms_workload *w, int si
 	pms_counter_attr(c, &attr);
 	attr.sample_period = PMS_PROBE_PERIOD;
 	attr.disabled = 1;
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd < 0) {
 		ret = fd;
 		goto out_mask;

@@ -163,7 +163,7 @@ static int open_event(struct io_state *st, uint64_t period, bool enabled)
 	attr.disabled = !enabled;
 	/* Each sample wakes poll(2): period-timing reads POLLIN like rr does. */
 	attr.wakeup_events = 1;
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd < 0)
 		return fd;
 	if (pms_perf_async(fd, st->signo, st->tid)) {
@@ -731,7 +731,7 @@ static enum pms_status io_setup(struct pms_run *run)
 	s = pms_run_workload(run, &st->work, &st->c.ev);
 	if (s)
 		return s;
-	st->signo = SIGRTMIN + 4;
+	st->signo = PMS_OVERFLOW_SIGNO;
 	s = pms_run_recorder(run, &st->rec, st->signo);
 	if (s)
 		return s;
@@ -1174,8 +1174,7 @@ const struct pms_scenario pms_scenario_ioctl_semantics = {
 		"usage\" (Nov 2025)",
 	.needs = "a hardware PMU (else the breakpoint substitute)",
 	.priv_size = sizeof(struct io_state),
-	.opts = io_opts,
-	.nr_opts = PMS_ARRAY_SIZE(io_opts),
+	PMS_SCENARIO_OPTS(io_opts),
 	.setup = io_setup,
 	.run = io_run,
 	.teardown = io_teardown,

@@ -199,8 +199,7 @@ const struct pms_scenario pms_scenario_lost_overflow = {
 	.needs = "a hardware PMU (else the breakpoint substitute); two CPUs of one kind for "
 		 "the mover",
 	.priv_size = sizeof(struct lo_state),
-	.opts = lo_opts,
-	.nr_opts = PMS_ARRAY_SIZE(lo_opts),
+	PMS_SCENARIO_OPTS(lo_opts),
 	.setup = lo_setup,
 	.run = lo_run,
 	.teardown = lo_teardown,

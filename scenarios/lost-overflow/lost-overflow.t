@@ -59,15 +59,9 @@ jtrue "$tmp/roundrobin.json" "d['options']['pattern'] == 'random' and d['options
 ok $? "options are resolved into the JSON (interval in ns)"
 
 # The oracle end to end: signals ignored on purpose must show up as losses.
-j=$tmp/inject.json
-$PMS run lost-overflow --duration "$D" --json "$j" --inject-drop-every 100 > "$tmp/inject.out"
-ok $([ $? -eq 1 ]; echo $?) "fault injection (every 100th signal ignored): exits 1 (fail)"
-jtrue "$j" "d['oracle']['lost'] == d['recorder']['fault_injection']['signals_ignored'] > 0"
-ok $? "fault injection: lost ($(jget "$j" "d['oracle']['lost']")) equals the signals ignored"
+inject_drop_run lost-overflow 100
 jtrue "$j" "d['oracle']['classes']['gap'] == d['oracle']['lost'] and d['oracle']['classes']['late'] == 0"
 ok $? "fault injection: each loss is one gap signal, not also a late one"
-jtrue "$j" "'FAULT INJECTION' in d['reason'] and 'lost' in d['reason']"
-ok $? "fault injection: the reason says lost and that it was injected"
 grep -q "Signal #100: delta of 200 is outside 100 +/- 10" "$tmp/inject.out"
 ok $? "fault injection: human output names the first bad delta like the seed's reproducer"
 
@@ -145,11 +139,7 @@ else
 	skip "trace checks" "$(jget "$j" "d['trace']['why_not']")"
 fi
 
-j=$tmp/watchdog.json
-$PMS run lost-overflow --duration 60s --watchdog 500ms --json "$j" --inject-stop-after 50 > "$tmp/wd.out"
-ok $([ $? -eq 1 ]; echo $?) "signals stop after 50: exits 1 without waiting out 60 s"
-jtrue "$j" "d['watchdog']['fired'] and 'watchdog: no signal' in d['reason'] and d['oracle']['signals'] == 50"
-ok $? "signals stop: the watchdog fired and the verdict says so"
+inject_stop_run lost-overflow 50
 
 # Environment is not a kernel bug: task-clock under a lowered sample-rate
 # ceiling is throttled by the kernel (THROTTLE records on the counter's

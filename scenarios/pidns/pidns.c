@@ -1740,8 +1740,7 @@ const struct pms_scenario pms_scenario_pidns = {
 	.needs = "CAP_SYS_ADMIN (a PID namespace); hardware breakpoints for the routing check; "
 		 "an arm_spe PMU for the SPE part",
 	.priv_size = sizeof(struct pn_state),
-	.opts = pn_opts,
-	.nr_opts = PMS_ARRAY_SIZE(pn_opts),
+	PMS_SCENARIO_OPTS(pn_opts),
 	.setup = pn_setup,
 	.run = pn_run,
 	.teardown = pn_teardown,

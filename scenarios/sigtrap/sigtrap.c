@@ -257,14 +257,6 @@ struct st_state {
 static struct st_state *g_st;
 static __thread struct st_worker *st_self;
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 static pid_t my_tid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
@@ -298,7 +290,7 @@ static void anomaly(struct st_state *st, enum anom_cls cls, pid_t tid, uint64_t 
 	if (i >= st->anom_cap)
 		return;
 	a = &st->anom[i];
-	a->time_ns = now_ns();
+	a->time_ns = pms_now_ns();
 	a->seq = seq;
 	a->tid = tid;
 	a->cls = cls;
@@ -311,7 +303,7 @@ static void anomaly(struct st_state *st, enum anom_cls cls, pid_t tid, uint64_t 
 /* Async-signal-safe: per-thread storage, atomics for the shared bits. */
 static void on_sigtrap(int signo, siginfo_t *si, void *uc)
 {
-	uint64_t now = now_ns();
+	uint64_t now = pms_now_ns();
 	struct st_state *st = g_st;
 	struct st_worker *w = st_self;
 	struct st_sig_want want;
@@ -441,7 +433,7 @@ static void one_access(struct st_state *st, struct st_worker *w, uint64_t seq, b
 	}
 	w->got = w->got_async = 0;
 	w->cur_addr = st->addr[which];
-	w->t0 = now_ns();
+	w->t0 = pms_now_ns();
 	w->inflight = seq;
 	__asm__ volatile("" ::: "memory");
 	trigger(st, which, seq);
@@ -487,14 +479,8 @@ static void unclone_self(struct st_state *st)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	pms_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	fd = pms_perf_open_self(&a, -1);
 	if (fd < 0) {
 		__atomic_add_fetch(&st->unclone_failed, 1, __ATOMIC_RELAXED);
 		st->unclone_errno = -fd;
@@ -524,7 +510,7 @@ static void *worker_main(void *arg)
 	if (w->generation == 0)
 		while (sem_wait(&st->go) && errno == EINTR)
 			;
-	w->start_ns = now_ns();
+	w->start_ns = pms_now_ns();
 	for (i = 0; i < w->target && !stopping(st); i++) {
 		uint64_t seq = w->seq_base + i + 1;
 
@@ -535,7 +521,7 @@ static void *worker_main(void *arg)
 			while (sem_wait(&st->stall) && errno == EINTR)
 				;
 	}
-	w->end_ns = now_ns();
+	w->end_ns = pms_now_ns();
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -553,7 +539,7 @@ static int storm_op(struct st_state *st, bool toggle)
 
 		ret = ioctl(st->fd, off ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
 		if (!ret) {
-			uint64_t now = now_ns();
+			uint64_t now = pms_now_ns();
 
 			if (off)
 				st->storm_last_ns = now;
@@ -590,7 +576,7 @@ static void *storm_main(void *arg)
 	uint64_t n = 0;
 
 	pthread_setname_np(pthread_self(), "pms-storm");
-	st->storm_first_ns = now_ns();
+	st->storm_first_ns = pms_now_ns();
 	while (!__atomic_load_n(&st->storm_stop, __ATOMIC_RELAXED)) {
 		bool toggle = st->storm == STORM_TOGGLE ||
 			      (st->storm == STORM_BOTH && (n & 1));
@@ -648,7 +634,7 @@ static void fork_child(struct st_state *st, int out)
 	for (i = 1; i <= st->accesses; i++) {
 		w->got = 0;
 		w->cur_addr = st->addr[0];
-		w->t0 = now_ns();
+		w->t0 = pms_now_ns();
 		w->inflight = i;
 		__asm__ volatile("" ::: "memory");
 		trigger(st, 0, i);
@@ -708,7 +694,7 @@ static bool field_u64(const char *line, const char *key, uint64_t *v)
 static void exec_check(struct st_state *st)
 {
 	struct st_fork_result *f = &st->fk;
-	uint64_t deadline = now_ns() + EXEC_GRACE_NS;
+	uint64_t deadline = pms_now_ns() + EXEC_GRACE_NS;
 	char out[1024] = "";
 	size_t len = 0;
 	int p[2], status;
@@ -735,7 +721,7 @@ static void exec_check(struct st_state *st)
 	close(p[1]);
 	while (!eof) {
 		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-		uint64_t now = now_ns();
+		uint64_t now = pms_now_ns();
 		ssize_t n;
 
 		if (now >= deadline)
@@ -756,7 +742,7 @@ static void exec_check(struct st_state *st)
 		r = waitpid(pid, &status, WNOHANG);
 		if (r == pid)
 			break;
-		if (now_ns() >= deadline) {
+		if (pms_now_ns() >= deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			f->timed_out = true;
@@ -887,15 +873,10 @@ static bool st_unsupported(const struct pms_run *run, char *why, size_t len)
 
 	/* `list` probes no features: ask the kernel here, as the probe would. */
 	if (!host_feature(run, "sigtrap", d, sizeof(d)) && !strcmp(d, "not probed")) {
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.disabled = 1;
-		a.exclude_kernel = 1;
+		pms_perf_attr_user(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 		a.sigtrap = 1;
 		a.remove_on_exec = 1;
-		fd = pms_perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = pms_perf_open_self(&a, -1);
 		if (fd >= 0) {
 			close(fd);
 			return false;
@@ -921,7 +902,7 @@ static void st_availability(const struct pms_run *run, char *buf, size_t len)
 /* The event, or -errno. */
 static int open_event(struct st_state *st)
 {
-	return pms_perf_open(&st->attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return pms_perf_open_self(&st->attr, -1);
 }
 
 static enum pms_status setup_event(struct pms_run *run, struct st_state *st)
@@ -1274,7 +1255,7 @@ static void supervise(struct pms_run *run, struct st_state *st)
 
 		if (pms_run_wait(run, TICK_NS))
 			break;
-		now = now_ns();
+		now = pms_now_ns();
 		for (i = 0; i < st->nw; i++) {
 			struct st_worker *w = &st->w[i];
 			uint64_t p;
@@ -1352,7 +1333,7 @@ static void stop_all(struct st_state *st)
 	for (i = 0; i < st->nw; i++)
 		if (!join_within(&st->w[i], JOIN_GRACE_NS))
 			st->abandoned++;
-	st->end_ns = now_ns();
+	st->end_ns = pms_now_ns();
 }
 
 /* ---- the result */
@@ -1590,9 +1571,9 @@ static void st_run(struct pms_run *run)
 	}
 	if (st->use_mover) {
 		/* Worker 0 has said its tid once it runs; wait for it boundedly. */
-		uint64_t until = now_ns() + NS_PER_S;
+		uint64_t until = pms_now_ns() + NS_PER_S;
 
-		while (!__atomic_load_n(&st->w[0].tid, __ATOMIC_ACQUIRE) && now_ns() < until)
+		while (!__atomic_load_n(&st->w[0].tid, __ATOMIC_ACQUIRE) && pms_now_ns() < until)
 			sched_yield();
 		st->mover.target = st->w[0].tid;
 		ret = pms_mover_start(&st->mover);
@@ -1605,7 +1586,7 @@ static void st_run(struct pms_run *run)
 		}
 		st->mover_started = true;
 	}
-	st->start_ns = now_ns();
+	st->start_ns = pms_now_ns();
 	for (i = 0; i < st->nw; i++)
 		sem_post(&st->go);
 	supervise(run, st);
@@ -1833,8 +1814,7 @@ const struct pms_scenario pms_scenario_sigtrap = {
 		"56799bc03565; kernel selftest sigtrap_threads hangs on a lost signal",
 	.needs = "attr.sigtrap (5.13+) and hardware breakpoints",
 	.priv_size = sizeof(struct st_state),
-	.opts = st_opts,
-	.nr_opts = PMS_ARRAY_SIZE(st_opts),
+	PMS_SCENARIO_OPTS(st_opts),
 	.unsupported = st_unsupported,
 	.availability = st_availability,
 	.setup = st_setup,

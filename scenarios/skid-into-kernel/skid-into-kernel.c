@@ -136,7 +136,7 @@ static void *counting_main(void *arg)
 	pthread_setname_np(pthread_self(), "pms-skid");
 	pms_counter_attr(&st->c, &attr);
 	attr.sample_type = SAMPLE_TYPE;
-	st->fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	st->fd = pms_perf_open_self(&attr, -1);
 	if (st->fd < 0) {
 		st->setup_status = PMS_E_SETUP;
 		pms_perf_strerror(st->fd, &st->c.ev, st->setup_msg, sizeof(st->setup_msg));
@@ -269,7 +269,7 @@ static enum pms_status sk_setup(struct pms_run *run)
 		return PMS_E_SETUP;
 	}
 
-	st->signo = SIGRTMIN + 4;
+	st->signo = PMS_OVERFLOW_SIGNO;
 	s = pms_run_recorder(run, &st->rec, st->signo);
 	if (s)
 		return s;
@@ -604,8 +604,7 @@ const struct pms_scenario pms_scenario_skid_into_kernel = {
 		"reverted by 6a8a75f32357 (4.13-rc2), reported for rr",
 	.needs = "a hardware PMU (else the breakpoint substitute, whose interrupt is synchronous)",
 	.priv_size = sizeof(struct sk_state),
-	.opts = sk_opts,
-	.nr_opts = PMS_ARRAY_SIZE(sk_opts),
+	PMS_SCENARIO_OPTS(sk_opts),
 	.setup = sk_setup,
 	.run = sk_run,
 	.teardown = sk_teardown,

@@ -293,7 +293,7 @@ static int cmd_signals(int argc, char **argv)
 	attr.sample_period = 1;
 	attr.disabled = 1;
 
-	fd = pms_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pms_perf_open_self(&attr, -1);
 	if (fd < 0) {
 		pms_perf_strerror(fd, NULL, err, sizeof(err));
 		fprintf(stderr, "pms-bench: execute breakpoint on pms_workload_tick: %s\n", err);

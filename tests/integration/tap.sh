@@ -63,6 +63,30 @@ done_testing() {
 	[ "$tap_failed" -eq 0 ]
 }
 
+# inject_drop_run SCENARIO N [ARGS...]: a run of $D whose recorder ignores
+# every Nth signal (--inject-drop-every N), as a kernel that lost it would;
+# JSON in $j ($tmp/inject.json), output in $tmp/inject.out.  The oracle must
+# count exactly the ignored signals as lost, and the run fail saying so.
+inject_drop_run() {
+	local sc=$1 n=$2; shift 2
+	j=$tmp/inject.json
+	$PMS run "$sc" --duration "$D" --json "$j" --inject-drop-every "$n" "$@" > "$tmp/inject.out"
+	ok $([ $? -eq 1 ]; echo $?) "fault injection (every ${n}th signal ignored): exits 1 (fail)"
+	jtrue "$j" "d['oracle']['lost'] == d['recorder']['fault_injection']['signals_ignored'] > 0 and 'lost' in d['reason'] and 'FAULT INJECTION' in d['reason']"
+	ok $? "fault injection: lost ($(jget "$j" "d['oracle']['lost']")) equals the signals ignored, the reason says lost and injected"
+}
+
+# inject_stop_run SCENARIO N: a 60 s run whose recorder ignores every signal
+# after the Nth; JSON in $j ($tmp/watchdog.json).  The watchdog must end it
+# and the verdict hold exactly N signals.
+inject_stop_run() {
+	j=$tmp/watchdog.json
+	$PMS run "$1" --duration 60s --watchdog 500ms --json "$j" --inject-stop-after "$2" > /dev/null
+	ok $([ $? -eq 1 ]; echo $?) "signals stop after $2: exits 1 without waiting out 60 s"
+	jtrue "$j" "d['watchdog']['fired'] and 'watchdog: no signal' in d['reason'] and d['oracle']['signals'] == $2 and d['oracle']['lost'] > 0"
+	ok $? "signals stop: the watchdog fired, the figures are in the verdict"
+}
+
 # jq-like read of a JSON file: jget FILE 'python expression over d'
 jget() {
 	"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if isinstance(v,(dict,list,bool)) or v is None else v)' "$1" "$2"

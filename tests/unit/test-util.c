@@ -196,10 +196,25 @@ static void test_helpers(void)
 	json_object_put(arr);
 }
 
+static void test_upper_bound(void)
+{
+	/* a log with a member before the key and a repeated time */
+	struct { uint32_t tag; uint64_t t; } log[] = { { 1, 100 }, { 2, 200 }, { 3, 200 },
+						       { 4, 300 } };
+
+	is_u64(PMS_UPPER_BOUND(log, 4, t, 99), 0, "upper bound: before the first: 0");
+	is_u64(PMS_UPPER_BOUND(log, 4, t, 100), 1, "upper bound: at the first: past it");
+	is_u64(PMS_UPPER_BOUND(log, 4, t, 200), 3, "upper bound: past every equal time");
+	is_u64(PMS_UPPER_BOUND(log, 4, t, 250), 3, "upper bound: between: the later");
+	is_u64(PMS_UPPER_BOUND(log, 4, t, 1000), 4, "upper bound: after the last: n");
+	is_u64(PMS_UPPER_BOUND(log, 0, t, 1000), 0, "upper bound: empty: 0");
+}
+
 int main(void)
 {
 	test_write_new();
 	test_targets();
 	test_helpers();
+	test_upper_bound();
 	return tap_done();
 }
