@@ -58,6 +58,7 @@
 #include "pms-util.h"
 #include "records.h"
 #include "rules.h"
+#include "spe-session.h"
 
 #define NS_PER_US 1000ull
 #define NS_PER_MS 1000000ull
@@ -87,6 +88,8 @@ enum pn_msg_type {
 	M_DONE,			/* inside: x = watchpoint count, a = records lost */
 	M_BYE,			/* main thread: the workload ended (a = children forked) */
 	M_FAIL,			/* anybody: text says what went wrong */
+	M_SPE_START,		/* -> inside: an SPE session on tid a for x ns */
+	M_SPE_RESULT,		/* inside: payload struct pidns_spe_session; a = 1 if it ran */
 };
 
 enum { ERR_TASK, ERR_CPUWIDE, ERR_BP, ERR_NR };
@@ -370,6 +373,73 @@ static int obs_drain(struct pn_obs *o, void (*fn)(void *, int, const void *, siz
 	return ret ? ret : drain_set(o->cpu_ring, o->ncpu, 1, fn, arg, buf);
 }
 
+/* ---- Arm SPE sessions, one observer at a time (SPE is one per CPU) */
+
+#define PN_SPE_BUF (4u << 20)	/* AUX bytes kept per session */
+
+struct pn_spe_job {
+	struct pidns_spe_cfg cfg;
+	pid_t tid;
+	uint64_t ns;
+	uint8_t *buf;
+	struct pidns_spe_session out;
+	pthread_t th;
+	bool started;
+	volatile int done;
+};
+
+static void *spe_main(void *arg)
+{
+	struct pn_spe_job *job = arg;
+
+	pidns_spe_session_run(&job->cfg, job->tid, job->ns, job->buf, PN_SPE_BUF, &job->out);
+	__atomic_store_n(&job->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Start @job on a thread of its own. Return: 0 or -errno (then it is done). */
+static int spe_start(struct pn_spe_job *job, const char *devices, pid_t tid, uint64_t ns)
+{
+	int ret;
+
+	memset(&job->out, 0, sizeof(job->out));
+	job->tid = tid;
+	job->ns = ns;
+	job->done = 0;
+	ret = pidns_spe_find(devices, &job->cfg);
+	if (!ret && !job->buf)
+		job->buf = malloc(PN_SPE_BUF);
+	if (!ret && !job->buf)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = -pthread_create(&job->th, NULL, spe_main, job);
+	if (ret) {
+		job->out.err = ret;
+		snprintf(job->out.step, sizeof(job->out.step), "set-up");
+		snprintf(job->out.why, sizeof(job->out.why), "%.159s", job->cfg.why);
+		job->done = 1;
+		return ret;
+	}
+	job->started = true;
+	return 0;
+}
+
+static void spe_join(struct pn_spe_job *job)
+{
+	if (job->started)
+		pthread_join(job->th, NULL);
+	job->started = false;
+	free(job->buf);
+	job->buf = NULL;
+}
+
+static const char *devices_dir(void)
+{
+	const char *d = getenv("PMUSTRESS_SYSFS_DEVICES");
+
+	return d ? d : "/sys/bus/event_source/devices";
+}
+
 /* ---- the workload (inside the namespace) */
 
 struct pn_work {
@@ -532,6 +602,8 @@ static void send_chunk(void *arg, int src, const void *bytes, size_t len)
 static int init_main(const struct pn_cfg *cfg, int sock)
 {
 	static struct pn_init in;
+	static struct pn_spe_job spe;
+	bool spe_reported = true;
 	struct pn_msg m;
 	int cmd[2], status = 0;
 	pid_t w;
@@ -596,7 +668,17 @@ static int init_main(const struct pn_cfg *cfg, int sock)
 				send_msg(sock, &r2, NULL, 0);
 				if (write(cmd[1], "b", 1) != 1)
 					kill(w, SIGKILL);
+			} else if (m.type == M_SPE_START) {
+				spe_start(&spe, devices_dir(), (pid_t)m.a, m.x);
+				spe_reported = false;
 			}
+		}
+		if (!spe_reported && __atomic_load_n(&spe.done, __ATOMIC_ACQUIRE)) {
+			struct pn_msg r3 = { .type = M_SPE_RESULT, .a = 1 };
+
+			spe_join(&spe);
+			send_msg(sock, &r3, &spe.out, sizeof(spe.out));
+			spe_reported = true;
 		}
 		if (obs_drain(&in.obs, send_chunk, &in, in.buf))
 			in.failed = true;
@@ -606,6 +688,12 @@ static int init_main(const struct pn_cfg *cfg, int sock)
 			kill(w, SIGKILL);
 	}
 	/* The workload is gone: what its events wrote is all there is. */
+	if (!spe_reported) {
+		struct pn_msg r3 = { .type = M_SPE_RESULT, .a = 1 };
+
+		spe_join(&spe);
+		send_msg(sock, &r3, &spe.out, sizeof(spe.out));
+	}
 	obs_drain(&in.obs, send_chunk, &in, in.buf);
 	memset(&m, 0, sizeof(m));
 	m.type = M_DONE;
@@ -761,6 +849,12 @@ struct pn_state {
 	uint64_t go_ns;		/* CLOCK_MONOTONIC just before M_GO */
 	uint64_t inject, root_samples, injected;	/* --inject-wrong-ns */
 	char spe_why[256];
+	bool spe;		/* an arm_spe PMU is there: sessions run */
+	struct pn_spe_job spe_root;	/* this process's session */
+	struct pidns_spe_session spe_inside;	/* pid 1's, as it sent it */
+	bool spe_inside_ran, spe_inside_sent, spe_root_started;
+	bool our_ns_initial;	/* this process is in the initial PID namespace */
+	bool capable;		/* this process may see kernel data (CAP_PERFMON or root) */
 	bool userns;		/* --userns: CLONE_NEWUSER too */
 	char exclude_source[96];
 	uint8_t buf[sizeof(struct pn_msg) + PN_CHUNK + 64];
@@ -861,12 +955,22 @@ static enum pms_status pn_setup(struct pms_run *run)
 		bool emulated = json_object_object_get_ex(run->host, "emulated", &em) && em &&
 				json_object_get_boolean(em);
 
-		if (!spe || !json_object_array_length(spe))
+		st->spe = spe && json_object_array_length(spe) > 0;
+		if (!st->spe)
 			snprintf(st->spe_why, sizeof(st->spe_why), "no arm_spe PMU in %s%s: the "
 				 "SPE part did not run, the rest did", run->devices, emulated ?
 				 " (this looks like an emulated machine: QEMU's emulated CPUs "
 				 "have no SPE)" : "");
 		json_object_put(spe);
+	}
+	{
+		json_object *ns = pms_probe_pid_namespace(), *ini;
+
+		st->our_ns_initial = ns && json_object_object_get_ex(ns, "initial", &ini) && ini &&
+				     json_object_get_boolean(ini);
+		json_object_put(ns);
+		/* Effective root stands for CAP_PERFMON here: the SPE driver's test. */
+		st->capable = geteuid() == 0;
 	}
 	if (stat("/proc/self/ns/pid", &st->our_ns)) {
 		snprintf(run->reason, sizeof(run->reason), "cannot read this process's PID "
@@ -1150,6 +1254,12 @@ static void on_msg(struct pms_run *run, struct pn_state *st, const struct pn_msg
 			snprintf(st->fail, sizeof(st->fail), "the inside observer could not hand "
 				 "over all of its records");
 		break;
+	case M_SPE_RESULT:
+		if (plen == sizeof(st->spe_inside)) {
+			memcpy(&st->spe_inside, payload, plen);
+			st->spe_inside_ran = true;
+		}
+		break;
 	case M_FAIL:
 		snprintf(st->fail, sizeof(st->fail), "%.*s", (int)sizeof(m->text) - 1, m->text);
 		break;
@@ -1350,21 +1460,150 @@ static json_object *route_json(const struct pn_state *st, enum pn_view v)
 	return o;
 }
 
-/* The Arm SPE part: where it could run, and (later) what it saw. */
+/* The Arm SPE part: where it could run, and what each session saw. */
+static int kconfig_contextidr(char *src, size_t len)
+{
+	int kc = pms_kconfig("CONFIG_PID_IN_CONTEXTIDR", src, len);
+
+	return kc == -ENOENT ? -1 : kc == 1 ? 1 : 0;
+}
+
+/* Judge one session's Context packets; false when there was nothing to judge. */
+static bool spe_judge_one(const struct pn_state *st, const struct pidns_spe_session *ses,
+			  enum pn_view v, struct pidns_spe_verdict *vd)
+{
+	uint32_t root[1] = { (uint32_t)st->main_tid[PN_ROOT] };
+	uint32_t ns[1] = { (uint32_t)st->main_tid[PN_INSIDE] };
+	struct pidns_spe_expect e = {
+		.root_pids = root, .nr_root = 1, .ns_pids = ns, .nr_ns = 1,
+		/* pid 1 is in a child namespace; this process may itself be in one */
+		.opener_in_root_ns = v == PN_ROOT && st->our_ns_initial,
+		.perfmon_capable = st->capable && !(v == PN_INSIDE && st->userns),
+	};
+	char src[256];
+
+	memset(vd, 0, sizeof(*vd));
+	if (ses->err)
+		return false;
+	e.pid_in_contextidr = kconfig_contextidr(src, sizeof(src));
+	pidns_spe_judge(&ses->sum, &e, vd);
+	return true;
+}
+
+static json_object *spe_session_json(const struct pn_state *st,
+				     const struct pidns_spe_session *ses, enum pn_view v)
+{
+	json_object *o = json_object_new_object(), *arr;
+	struct pidns_spe_verdict vd;
+	size_t i;
+
+	json_object_object_add(o, "error", ses->err ? jstr(pms_errno_name(-ses->err)) : NULL);
+	json_object_object_add(o, "step", ses->err ? jstr(ses->step) : NULL);
+	json_object_object_add(o, "why", jstr(ses->why));
+	json_object_object_add(o, "stop", jstr(pidns_spe_stop_name(ses->stop)));
+	ju(o, "ns", ses->ns);
+	ju(o, "aux_bytes", ses->aux_bytes);
+	ju(o, "aux_records", ses->aux_records);
+	ju(o, "truncated", ses->truncated);
+	ju(o, "collision", ses->collision);
+	ju(o, "lost", ses->lost);
+	ju(o, "records", ses->sum.records);
+	ju(o, "records_with_context", ses->sum.records_ctx);
+	arr = json_object_new_array();
+	for (i = 0; i < ses->sum.nctx && i < 16; i++) {
+		json_object *c = json_object_new_object();
+
+		ju(c, "value", ses->sum.ctx[i].value);
+		ju(c, "records", ses->sum.ctx[i].records);
+		json_object_array_add(arr, c);
+	}
+	json_object_object_add(o, "context_values", arr);
+	if (spe_judge_one(st, ses, v, &vd)) {
+		json_object_object_add(o, "class", jstr(pidns_spe_class_name(vd.cls)));
+		json_object_object_add(o, "judgement", jstr(vd.why));
+		json_object_object_add(o, "unexpected", json_object_new_boolean(vd.unexpected));
+		json_object_object_add(o, "anomaly", jstr(vd.anomaly));
+		ju(o, "records_root_pids", vd.rec_root);
+		ju(o, "records_namespace_pids", vd.rec_ns);
+		ju(o, "records_foreign", vd.rec_foreign);
+	}
+	return o;
+}
+
 static json_object *spe_json(const struct pms_run *run, const struct pn_state *st)
 {
-	json_object *o = json_object_new_object(), *k = json_object_new_object();
+	json_object *o = json_object_new_object(), *k = json_object_new_object(), *x;
 	char src[256];
 	int kc = pms_kconfig("CONFIG_PID_IN_CONTEXTIDR", src, sizeof(src));
+	bool ran_root = st->spe && st->spe_root_started && st->v[PN_ROOT].on;
+	bool measured = (ran_root && !st->spe_root.out.err) ||
+			(st->spe_inside_ran && !st->spe_inside.err);
 
 	json_object_object_add(k, "value", kc == -ENOENT ? NULL : jstr(kc == 1 ? "y" : kc == 2 ?
 									"m" : "not set"));
 	json_object_object_add(k, "source", src[0] ? jstr(src) : NULL);
 	json_object_object_add(o, "config_pid_in_contextidr", k);
 	json_object_object_add(o, "pmus", pms_probe_spe(run->devices));
-	json_object_object_add(o, "ran", json_object_new_boolean(false));
-	json_object_object_add(o, "reason", jstr(st->spe_why));
+	json_object_object_add(o, "ran", json_object_new_boolean(measured));
+	json_object_object_add(o, "reason", jstr(st->spe ? "SPE sessions from each observer in "
+		"turn, on the workload's main thread" : st->spe_why));
+	if (st->spe)
+		json_object_object_add(o, "config", jstr(st->spe_root.cfg.why));
+	x = json_object_new_object();
+	json_object_object_add(x, "root", ran_root ?
+			       spe_session_json(st, &st->spe_root.out, PN_ROOT) : NULL);
+	json_object_object_add(x, "inside", st->spe_inside_ran ?
+			       spe_session_json(st, &st->spe_inside, PN_INSIDE) : NULL);
+	json_object_object_add(o, "sessions", x);
 	return o;
+}
+
+/*
+ * What the SPE sessions say against the kernel: a session inside the
+ * namespace given root-namespace pids (the known issue), values of nobody,
+ * a mix, or anything mainline would not do for these inputs.  Return: the
+ * sentence, or NULL when nothing is wrong (or nothing was measured).
+ */
+static const char *spe_finding(const struct pn_state *st, char *buf, size_t len)
+{
+	const struct pidns_spe_session *ses[PN_NR_VIEWS] = {
+		st->spe_root_started ? &st->spe_root.out : NULL,
+		st->spe_inside_ran ? &st->spe_inside : NULL,
+	};
+	struct pidns_spe_verdict vd;
+	int v;
+
+	for (v = 0; v < PN_NR_VIEWS; v++) {
+		if (!ses[v] || !spe_judge_one(st, ses[v], (enum pn_view)v, &vd))
+			continue;
+		if (vd.cls == PIDNS_SPE_CONTEXT_ROOT_PIDS_IN_CHILD_NS ||
+		    vd.cls == PIDNS_SPE_CONTEXT_FOREIGN || vd.cls == PIDNS_SPE_CONTEXT_MIXED ||
+		    vd.unexpected) {
+			snprintf(buf, len, "SPE, %s session: %s: %s%s%s", pn_view_name((enum pn_view)v),
+				 pidns_spe_class_name(vd.cls), vd.why, vd.anomaly ? "; " : "",
+				 vd.anomaly ? vd.anomaly : "");
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Each SPE session's length: short, the workload only has to run under it. */
+static uint64_t spe_ns(const struct pn_state *st)
+{
+	uint64_t ns = st->cfg.duration_ns / 4;
+
+	return ns > 300 * NS_PER_MS ? 300 * NS_PER_MS : ns;
+}
+
+/* Both sessions have ended (or will not run): the workload may stop. */
+static bool spe_settled(const struct pn_state *st)
+{
+	if (!st->spe)
+		return true;
+	if (st->v[PN_ROOT].on && !__atomic_load_n(&st->spe_root.done, __ATOMIC_ACQUIRE))
+		return false;
+	return !st->v[PN_INSIDE].on || st->spe_inside_ran;
 }
 
 static void pn_run(struct pms_run *run)
@@ -1373,6 +1612,8 @@ static void pn_run(struct pms_run *run)
 	struct pn_judgement *j = calloc(1, sizeof(*j));
 	json_object *o, *x, *arr;
 	bool exact[PN_NR_VIEWS], cw[PN_NR_VIEWS], any_bad, route_bad = false;
+	const char *spe_bad;
+	char spe_why[512];
 	uint64_t deadline, hard;
 	char why[256];
 	size_t i;
@@ -1466,7 +1707,20 @@ static void pn_run(struct pms_run *run)
 		if (obs_drain(&st->root, root_chunk, st, st->drain_buf))
 			snprintf(st->fail, sizeof(st->fail), "the root observer's ring holds a "
 				 "record the kernel cannot have written");
-		if (!st->stop_sent && (now >= deadline || pms_run_wait(run, 0) || st->fail[0])) {
+		if (st->spe && !st->spe_root_started && st->v[PN_ROOT].on) {
+			spe_start(&st->spe_root, run->devices, st->main_tid[PN_ROOT], spe_ns(st));
+			st->spe_root_started = true;
+		}
+		if (st->spe && st->v[PN_INSIDE].on && !st->spe_inside_sent &&
+		    (!st->v[PN_ROOT].on || __atomic_load_n(&st->spe_root.done, __ATOMIC_ACQUIRE))) {
+			struct pn_msg sm = { .type = M_SPE_START, .a = (uint32_t)st->main_tid[PN_INSIDE],
+					     .x = spe_ns(st) };
+
+			send_msg(st->sock, &sm, NULL, 0);
+			st->spe_inside_sent = true;
+		}
+		if (!st->stop_sent && ((now >= deadline && spe_settled(st)) || pms_run_wait(run, 0) ||
+				       st->fail[0])) {
 			struct pn_msg stop = { .type = M_STOP };
 
 			send_msg(st->sock, &stop, NULL, 0);
@@ -1485,6 +1739,7 @@ static void pn_run(struct pms_run *run)
 		}
 	}
 	st->end_ns = pms_now_ns();
+	spe_join(&st->spe_root);	/* bounded: its length plus 100 ms */
 	/* The workload has exited: the root rings hold their last records. */
 	obs_drain(&st->root, root_chunk, st, st->drain_buf);
 	if (st->root.bp_fd >= 0)
@@ -1643,9 +1898,13 @@ static void pn_run(struct pms_run *run)
 			route_bad = true;
 			break;
 		}
+	spe_bad = spe_finding(st, spe_why, sizeof(spe_why));
 	if (st->fail[0]) {
 		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "%s", st->fail);
+	} else if (spe_bad && !any_bad && !route_bad) {
+		run->verdict = PMS_VERDICT_FAIL;
+		snprintf(run->reason, sizeof(run->reason), "%s", spe_bad);
 	} else if (any_bad || route_bad) {
 		run->verdict = PMS_VERDICT_FAIL;
 		if (any_bad)
@@ -1690,6 +1949,14 @@ static void pn_run(struct pms_run *run)
 				      vs->kinds[PERF_RECORD_COMM], vs->kinds[PERF_RECORD_NAMESPACES],
 				      vs->bp_open && st->route_done ? ", routing checked" : "");
 	}
+	if (spe_bad && (any_bad || route_bad))
+		pms_run_append_reason(run, "%s", spe_bad);
+	if (st->spe && st->spe_root_started && st->spe_root.out.err)
+		pms_run_append_reason(run, "SPE not measured from the root: %s (%s)",
+				      st->spe_root.out.why, pms_errno_name(-st->spe_root.out.err));
+	if (st->spe_inside_ran && st->spe_inside.err)
+		pms_run_append_reason(run, "SPE not measured from inside: %s (%s)",
+				      st->spe_inside.why, pms_errno_name(-st->spe_inside.err));
 	pms_run_append_reason(run, "%" PRIu64 " children in %.1f s", st->children_reported,
 			      (double)(st->end_ns - st->start_ns) / 1e9);
 	if (st->inject)
@@ -1717,6 +1984,7 @@ static void pn_teardown(struct pms_run *run)
 
 	if (st->init_pid > 0 && !st->init_reaped)
 		reap_init(st, 0);
+	spe_join(&st->spe_root);
 	obs_close(&st->root);
 	if (st->sock >= 0)
 		close(st->sock);

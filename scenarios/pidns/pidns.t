@@ -60,6 +60,24 @@ ok $? "SPE: ran, or said why not ($(jget "$j" "$P['spe']['reason']"))"
 V "$j"; ok $? "both views: result valid against the schema"
 [ -z "$(leftovers)" ]; ok $? "nothing of the namespace is left running"
 
+# --- the SPE path where an arm_spe PMU is listed but cannot open (a fake
+# sysfs entry of a PMU type no kernel has): both sessions are tried, in turn,
+# and their failure is reported, never judged as a kernel bug
+fake=$tmp/devices
+mkdir -p "$fake/arm_spe_0/format" "$fake/arm_spe_0/caps"
+for d in /sys/bus/event_source/devices/*; do ln -s "$d" "$fake/"; done
+echo 9999 > "$fake/arm_spe_0/type"
+echo config:0 > "$fake/arm_spe_0/format/ts_enable"
+echo config:16 > "$fake/arm_spe_0/format/jitter"
+echo 256 > "$fake/arm_spe_0/caps/min_interval"
+j=$tmp/spe-fake.json
+PMUSTRESS_SYSFS_DEVICES=$fake $PMS run pidns --quiet --duration 1s --json "$j"
+ok $? "a listed SPE PMU that cannot open: exits 0"
+jtrue "$j" "d['verdict'] == 'pass' and not $P['spe']['ran'] and all($P['spe']['sessions'][w]['step'] == 'open' and $P['spe']['sessions'][w]['error'] == 'ENOENT' for w in ('root', 'inside')) and d['reason'].count('SPE not measured') == 2"
+ok $? "SPE: a session tried from each side, each failure named (open: ENOENT), the run still judged on the rest"
+jtrue "$j" "$P['spe']['pmus'][0]['name'] == 'arm_spe_0' and '0x10001' in $P['spe']['config']"
+ok $? "SPE: the PMU and the config built from its format files (ts_enable, jitter) are in the result"
+
 # --- one view at a time
 for view in root inside; do
 	other=$([ $view = root ] && echo inside || echo root)

@@ -263,8 +263,12 @@ void pn_judge_cpu_tally(struct pn_truth *tr, enum pn_view v, const struct pn_tal
 		if (e->tid == PN_RELEASED && (e->pid == PN_RELEASED || !e->pid ||
 					       v != PN_INSIDE || pn_find_pid(tr, v, e->pid)))
 			continue;
-		/* The root namespace sees every task; only the inside view is closed. */
-		if (v != PN_INSIDE || !e->pid || i >= 0)
+		/*
+		 * The root namespace sees every task; only the inside view is
+		 * closed.  A thread of a process of the namespace (pid 1 runs
+		 * helper threads) is of the namespace.
+		 */
+		if (v != PN_INSIDE || !e->pid || i >= 0 || pn_find_pid(tr, v, e->pid))
 			continue;
 		note(j, v, PERF_RECORD_SWITCH_CPU_WIDE, PN_FOREIGN, e->pid, e->tid, -1, e->count,
 		     "%" PRIu64 " CPU-wide switch record(s) seen from inside the namespace name "

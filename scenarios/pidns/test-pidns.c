@@ -382,8 +382,10 @@ static void test_rules(void)
 	pn_tally_add(&t, PERF_RECORD_SWITCH_CPU_WIDE, 2, 3, 5);
 	pn_tally_add(&t, PERF_RECORD_SWITCH_CPU_WIDE, 2, PN_RELEASED, 1);
 	pn_tally_add(&t, PN_KIND_NEXT_PREV, PN_RELEASED, PN_RELEASED, 1);
+	pn_tally_add(&t, PERF_RECORD_SWITCH_CPU_WIDE, 1, 5, 2);
 	pn_judge_cpu_tally(&tr, PN_INSIDE, &t, j);
-	is_u64(j->bad, 0, "idle, a namespace task and released tasks are no anomaly");
+	is_u64(j->bad, 0, "idle, a namespace task, another thread of pid 1 and released tasks "
+	       "are no anomaly");
 	is_u64(j->released[PN_INSIDE], 1, "a released task is counted apart");
 	pn_tally_add(&t, PN_KIND_NEXT_PREV, 1001, 1002, 3);
 	pn_tally_add(&t, PERF_RECORD_SWITCH_CPU_WIDE, 99, PN_RELEASED, 1);
