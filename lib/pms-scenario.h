@@ -151,6 +151,13 @@ enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *
  */
 void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel);
 
+/*
+ * pms_run_known_issues() for a finding of another PMU than the core one
+ * (@pmu as sysfs names it: "arm_spe_0").
+ */
+void pms_run_known_issues_pmu(struct pms_run *run, const char *cause, int exclude_kernel,
+			      const char *pmu);
+
 /* pms_run_known_issues() for a run whose event had attr.sigtrap set. */
 void pms_run_known_issues_sigtrap(struct pms_run *run, const char *cause, int exclude_kernel);
 

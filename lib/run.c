@@ -138,7 +138,7 @@ enum pms_status pms_run_thread(struct pms_run *run, struct pms_thread *t, void *
 }
 
 static void known_issues(struct pms_run *run, const char *cause, int exclude_kernel,
-			 bool sigtrap)
+			 bool sigtrap, const char *pmu_driver)
 {
 	struct pms_known_ctx ctx = {
 		.arch = run->arch, .scenario = run->sc->name, .cause = cause,
@@ -151,7 +151,9 @@ static void known_issues(struct pms_run *run, const char *cause, int exclude_ker
 	if (json_object_object_get_ex(run->host, "kernel", &k) &&
 	    json_object_object_get_ex(k, "release", &k))
 		ctx.release = json_object_get_string(k);
-	if (json_object_object_get_ex(run->host, "core_pmu", &pmu) && pmu)
+	if (pmu_driver)
+		ctx.pmu_driver = pmu_driver;
+	else if (json_object_object_get_ex(run->host, "core_pmu", &pmu) && pmu)
 		ctx.pmu_driver = json_object_get_string(pmu);
 	json_object_object_add(run->result, "known_issues",
 			       pms_known_match_json(&ctx, summary, sizeof(summary)));
@@ -161,12 +163,18 @@ static void known_issues(struct pms_run *run, const char *cause, int exclude_ker
 
 void pms_run_known_issues(struct pms_run *run, const char *cause, int exclude_kernel)
 {
-	known_issues(run, cause, exclude_kernel, false);
+	known_issues(run, cause, exclude_kernel, false, NULL);
+}
+
+void pms_run_known_issues_pmu(struct pms_run *run, const char *cause, int exclude_kernel,
+			      const char *pmu)
+{
+	known_issues(run, cause, exclude_kernel, false, pmu);
 }
 
 void pms_run_known_issues_sigtrap(struct pms_run *run, const char *cause, int exclude_kernel)
 {
-	known_issues(run, cause, exclude_kernel, true);
+	known_issues(run, cause, exclude_kernel, true, NULL);
 }
 
 const char *pms_verdict_name(enum pms_verdict v)

@@ -1963,8 +1963,11 @@ static void pn_run(struct pms_run *run)
 		pms_run_append_reason(run, "FAULT INJECTION (--inject-wrong-ns %" PRIu64 "): %"
 				      PRIu64 " root-view samples were given the namespace's numbers",
 				      st->inject, st->injected);
-	pms_run_known_issues(run, run->verdict != PMS_VERDICT_FAIL ? NULL :
-			     st->inject ? "injected" : "unexplained", st->ev.attr.exclude_kernel);
+	/* An SPE finding is the SPE PMU's: the known table names its driver. */
+	pms_run_known_issues_pmu(run, run->verdict != PMS_VERDICT_FAIL ? NULL :
+				 st->inject ? "injected" : "unexplained",
+				 st->ev.attr.exclude_kernel,
+				 spe_bad && !any_bad && !route_bad ? st->spe_root.cfg.pmu : NULL);
 out:
 	if (!st->init_reaped && st->init_pid > 0) {
 		if (st->go_sent && !st->stop_sent) {

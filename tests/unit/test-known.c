@@ -173,6 +173,39 @@ static void test_names(void)
 	is_str(pms_known_fit_name(PMS_KNOWN_MATCHES), "matches", "fit names");
 }
 
+/* pidns: an SPE finding is matched on the SPE PMU, not the core one. */
+static void test_spe_pidns(void)
+{
+	const struct pms_known *k = pms_known_find("arm-spe-contextidr-pidns");
+	struct pms_known_ctx ctx = AARCH64_RUN("pidns", "unexplained");
+	char why[512], summary[512];
+	json_object *arr;
+
+	ok(k != NULL, "the SPE context entry exists");
+	if (!k)
+		return;
+	pms_known_fit(k, &ctx, why, sizeof(why));
+	ok(strstr(why, "arm_spe not checked") != NULL, "named with the core PMU, the driver "
+	   "is said to be unchecked: %s", why);
+	ctx.pmu_driver = "arm_spe_0";
+	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_MATCHES &&
+	   !strstr(why, "not checked"), "on arm_spe_0, pidns, unexplained: matches, the "
+	   "driver checked: %s", why);
+	ctx.scenario = "lost-overflow";
+	ok(pms_known_fit(k, &ctx, why, sizeof(why)) != PMS_KNOWN_MATCHES, "another scenario "
+	   "does not match it");
+	ctx.scenario = "pidns";
+	ctx.arch = "x86_64";
+	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_NO, "x86: no");
+	/* An injected failure names no bug. */
+	ctx.arch = "aarch64";
+	ctx.cause = "injected";
+	arr = pms_known_match_json(&ctx, summary, sizeof(summary));
+	ok(arr && strstr(summary, "injected") && !strstr(summary, "possibly new"),
+	   "an injected failure: %s", summary);
+	json_object_put(arr);
+}
+
 static void test_armv8(void)
 {
 	const struct pms_known *k = pms_known_find("armv8pmu-pending-overflow-sched-out");
@@ -411,6 +444,7 @@ int main(void)
 	test_conditions();
 	test_names();
 	test_armv8();
+	test_spe_pidns();
 	test_skid();
 	test_sigtrap();
 	test_aux();
