@@ -1588,6 +1588,25 @@ static const char *spe_finding(const struct pn_state *st, char *buf, size_t len)
 	return NULL;
 }
 
+/* Why an observer without privileges was refused, in the sysctl's words. */
+static const char *paranoid_note(const struct pn_state *st, enum pn_view v)
+{
+	static char buf[200];
+	char val[16] = "?";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+	if (f) {
+		if (!fgets(val, sizeof(val), f))
+			snprintf(val, sizeof(val), "?");
+		val[strcspn(val, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(buf, sizeof(buf), "kernel.perf_event_paranoid is %s%s", val,
+		 v == PN_INSIDE && st->userns ? "; with --userns pid 1 has no capability in the "
+		 "root user namespace, so above 2 it may open nothing" : "");
+	return buf;
+}
+
 /* Each SPE session's length: short, the workload only has to run under it. */
 static uint64_t spe_ns(const struct pn_state *st)
 {
@@ -1679,6 +1698,8 @@ static void pn_run(struct pms_run *run)
 			snprintf(run->reason, sizeof(run->reason), "the %s observer cannot open "
 				 "its sampling event on the workload: %s", pn_view_name(v),
 				 pms_errno_name(-st->v[v].err[ERR_TASK]));
+			if (run->verdict == PMS_VERDICT_SKIP)
+				pms_run_append_reason(run, "%s", paranoid_note(st, (enum pn_view)v));
 			goto out;
 		}
 		if (st->cw_mode == CW_ON && !st->v[v].cpu_wide) {
