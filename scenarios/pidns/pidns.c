@@ -874,6 +874,8 @@ static int online_cpus(struct pms_run *run, struct pn_cfg *c)
 	return c->ncpus ? 0 : -ENODEV;
 }
 
+static enum pms_status start_namespace(struct pms_run *run, struct pn_state *st);
+
 static enum pms_status pn_setup(struct pms_run *run)
 {
 	struct pn_state *st = run->priv;
@@ -977,7 +979,7 @@ static enum pms_status pn_setup(struct pms_run *run)
 			 "namespace (/proc/self/ns/pid): %s", strerror(errno));
 		return PMS_E_SETUP;
 	}
-	return PMS_OK;
+	return start_namespace(run, st);
 }
 
 /* Make the namespace: pid 1 is this binary again, as the helper. */
@@ -1625,39 +1627,27 @@ static bool spe_settled(const struct pn_state *st)
 	return !st->v[PN_INSIDE].on || st->spe_inside_ran;
 }
 
-static void pn_run(struct pms_run *run)
+/*
+ * Make the namespace and attach both observers before the workload does
+ * anything: part of set-up, so that what cannot run here skips as set-up.
+ */
+static enum pms_status start_namespace(struct pms_run *run, struct pn_state *st)
 {
-	struct pn_state *st = run->priv;
-	struct pn_judgement *j = calloc(1, sizeof(*j));
-	json_object *o, *x, *arr;
-	bool exact[PN_NR_VIEWS], cw[PN_NR_VIEWS], any_bad, route_bad = false;
-	const char *spe_bad;
-	char spe_why[512];
-	uint64_t deadline, hard;
-	char why[256];
-	size_t i;
+	uint64_t deadline;
 	int v, ret;
 
-	if (!j) {
-		run->verdict = PMS_VERDICT_ERROR;
-		snprintf(run->reason, sizeof(run->reason), "out of memory");
-		return;
-	}
 	ret = spawn_init(run, st);
 	if (ret) {
 		if (ret == -EPERM || ret == -EINVAL || ret == -ENOSPC) {
-			run->verdict = PMS_VERDICT_SKIP;
 			snprintf(run->reason, sizeof(run->reason), "cannot make a PID namespace "
 				 "here (clone CLONE_NEWPID%s: %s): run as root, or with --userns "
 				 "where unprivileged user namespaces are allowed",
 				 st->userns ? "|CLONE_NEWUSER" : "", pms_errno_name(-ret));
-		} else {
-			run->verdict = PMS_VERDICT_ERROR;
-			snprintf(run->reason, sizeof(run->reason), "cannot start the namespace: %s",
-				 pms_errno_name(-ret));
+			return PMS_E_SKIP;
 		}
-		free(j);
-		return;
+		snprintf(run->reason, sizeof(run->reason), "cannot start the namespace: %s",
+			 pms_errno_name(-ret));
+		return PMS_E_SETUP;
 	}
 	{
 		char p[64];
@@ -1677,10 +1667,9 @@ static void pn_run(struct pms_run *run)
 		if (!pump(run, st, 10))
 			break;
 	if (!st->have_main || !st->ready) {
-		run->verdict = PMS_VERDICT_ERROR;
 		snprintf(run->reason, sizeof(run->reason), "the namespace did not come up: %s",
 			 st->fail[0] ? st->fail : "no word from its pid 1 within 5 s");
-		goto out;
+		return PMS_E_SETUP;
 	}
 	if (st->v[PN_ROOT].on) {
 		obs_open(&st->root, &st->cfg, st->main_pid[PN_ROOT]);
@@ -1692,23 +1681,44 @@ static void pn_run(struct pms_run *run)
 		if (!st->v[v].on)
 			continue;
 		if (st->v[v].err[ERR_TASK]) {
-			run->verdict = st->v[v].err[ERR_TASK] == -EACCES ||
-				       st->v[v].err[ERR_TASK] == -EPERM ? PMS_VERDICT_SKIP :
-				       PMS_VERDICT_ERROR;
+			bool refused = st->v[v].err[ERR_TASK] == -EACCES ||
+				       st->v[v].err[ERR_TASK] == -EPERM;
+
 			snprintf(run->reason, sizeof(run->reason), "the %s observer cannot open "
 				 "its sampling event on the workload: %s", pn_view_name(v),
 				 pms_errno_name(-st->v[v].err[ERR_TASK]));
-			if (run->verdict == PMS_VERDICT_SKIP)
-				pms_run_append_reason(run, "%s", paranoid_note(st, (enum pn_view)v));
-			goto out;
+			if (!refused)
+				return PMS_E_SETUP;
+			pms_run_append_reason(run, "%s", paranoid_note(st, (enum pn_view)v));
+			return PMS_E_SKIP;
 		}
 		if (st->cw_mode == CW_ON && !st->v[v].cpu_wide) {
-			run->verdict = PMS_VERDICT_ERROR;
 			snprintf(run->reason, sizeof(run->reason), "--cpu-wide on: the %s observer "
 				 "cannot open CPU-wide events: %s", pn_view_name(v),
 				 pms_errno_name(-st->v[v].err[ERR_CPUWIDE]));
-			goto out;
+			return PMS_E_SETUP;
 		}
+	}
+	return PMS_OK;
+}
+
+static void pn_run(struct pms_run *run)
+{
+	struct pn_state *st = run->priv;
+	struct pn_judgement *j = calloc(1, sizeof(*j));
+	json_object *o, *x, *arr;
+	bool exact[PN_NR_VIEWS], cw[PN_NR_VIEWS], any_bad, route_bad = false;
+	const char *spe_bad;
+	char spe_why[512];
+	uint64_t deadline, hard;
+	char why[256];
+	size_t i;
+	int v;
+
+	if (!j) {
+		run->verdict = PMS_VERDICT_ERROR;
+		snprintf(run->reason, sizeof(run->reason), "out of memory");
+		return;
 	}
 	{
 		struct pn_msg go = { .type = M_GO };
@@ -1989,7 +1999,6 @@ static void pn_run(struct pms_run *run)
 				 st->inject ? "injected" : "unexplained",
 				 st->ev.attr.exclude_kernel,
 				 spe_bad && !any_bad && !route_bad ? st->spe_root.cfg.pmu : NULL);
-out:
 	if (!st->init_reaped && st->init_pid > 0) {
 		if (st->go_sent && !st->stop_sent) {
 			struct pn_msg stop = { .type = M_STOP };

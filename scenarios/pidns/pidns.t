@@ -103,11 +103,13 @@ ok $? "--userns: pass; inside, NAMESPACES and CPU-wide events were refused (no C
 # (Not on a sanitized build: its logs go to root's build folder.)
 if [ -n "${ASAN_OPTIONS:-}${UBSAN_OPTIONS:-}" ]; then
 	skip "unprivileged runs" "sanitized build: nobody cannot write its logs"
+	skip "unprivileged skip schema" "sanitized build"
 	skip "unprivileged --userns" "sanitized build"
 elif id nobody > /dev/null 2>&1 && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ]; then
-	out=$(runuser -u nobody -- $PMS run pidns --quiet --duration 1s --json - 2>&1); rc=$?
-	[ $rc -eq 4 ] && echo "$out" | grep -q 'run as root, or with --userns'
-	ok $? "unprivileged without --userns: skips (exit $rc) and says how to run"
+	runuser -u nobody -- $PMS run pidns --quiet --duration 1s --json - > "$tmp/nobody.json" 2> /dev/null; rc=$?
+	[ $rc -eq 4 ] && jtrue "$tmp/nobody.json" "d['setup_status'] == 'skip' and 'run as root, or with --userns' in d['reason']"
+	ok $? "unprivileged without --userns: skips in set-up (exit $rc) and says how to run"
+	V "$tmp/nobody.json"; ok $? "unprivileged skip: result valid against the schema"
 	out=$(runuser -u nobody -- $PMS run pidns --quiet --duration 1s --userns --json - 2>/dev/null); rc=$?
 	if [ $rc -eq 4 ]; then
 		skip "unprivileged --userns" "user namespaces are not allowed for nobody here"
@@ -117,6 +119,7 @@ elif id nobody > /dev/null 2>&1 && [ "$(cat /proc/sys/kernel/perf_event_paranoid
 	fi
 else
 	skip "unprivileged runs" "no user nobody, or perf_event_paranoid above 2"
+	skip "unprivileged skip schema" "no user nobody, or perf_event_paranoid above 2"
 	skip "unprivileged --userns" "no user nobody, or perf_event_paranoid above 2"
 fi
 
