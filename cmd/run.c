@@ -156,7 +156,11 @@ int cmd_run(int argc, char **argv)
 	run.result = json_object_new_object();
 	pms_utc_string(start, sizeof(start), false);
 
-	pms_run_sigq_begin(&run);
+	if (pms_run_sigq_begin(&run))
+		pms_err("warning: this uid already has %lld of %lld signals queued (SigQ, "
+			 "RLIMIT_SIGPENDING): overflow signals will fall back to SIGIO; stop the "
+			 "process holding them or raise ulimit -i", run.sigq_pending_start,
+			 run.sigq_limit_start);
 	st = PMS_OK;
 	if (sc->unsupported && sc->unsupported(&run, run.reason, sizeof(run.reason)))
 		st = PMS_E_SKIP;

@@ -90,10 +90,11 @@ struct pms_run {
  * pms_run_sigq_begin - before a scenario starts: raise the soft
  * RLIMIT_SIGPENDING to the hard one (queued overflow signals count
  * against it; past it the kernel falls back to a plain SIGIO), record both
- * and this uid's SigQ, and warn on stderr when another process already
- * holds most of the queue.
+ * and this uid's SigQ.
+ * Return: true when another process already holds most of the queue (the
+ * caller warns: lib never prints).
  */
-void pms_run_sigq_begin(struct pms_run *run);
+bool pms_run_sigq_begin(struct pms_run *run);
 
 /* pms_run_sigq_end - the `signal_queue` section: the limits and SigQ at start and end. */
 json_object *pms_run_sigq_end(const struct pms_run *run);

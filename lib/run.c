@@ -247,7 +247,7 @@ static bool sigq_nearly_full(const struct pms_run *run)
 	       run->sigq_pending_start * 10 >= run->sigq_limit_start * 9;
 }
 
-void pms_run_sigq_begin(struct pms_run *run)
+bool pms_run_sigq_begin(struct pms_run *run)
 {
 	struct rlimit rl;
 
@@ -263,11 +263,7 @@ void pms_run_sigq_begin(struct pms_run *run)
 		run->sigpending_soft = rlim_ll(rl.rlim_cur);
 	}
 	read_sigq(&run->sigq_pending_start, &run->sigq_limit_start);
-	if (sigq_nearly_full(run))
-		fprintf(stderr, "pmustress: warning: this uid already has %lld of %lld "
-			"signals queued (SigQ, RLIMIT_SIGPENDING): overflow signals will fall "
-			"back to SIGIO; stop the process holding them or raise ulimit -i\n",
-			run->sigq_pending_start, run->sigq_limit_start);
+	return sigq_nearly_full(run);
 }
 
 json_object *pms_run_sigq_end(const struct pms_run *run)
