@@ -8,9 +8,17 @@
 
 V() { tests/helpers/validate-json "$SCHEMA_FILE" "$1" > /dev/null; }
 P="d['pidns']"
-# No pmustress process of a pidns run is left (pid 1 of the namespace, the
-# workload and its children all carry these names).
-leftovers() { pgrep -f '__helper pidns' ; pgrep -x pidns-main ; pgrep -x pidns-thread ; }
+# No pmustress process of a pidns run of THIS test is left (pid 1 of the
+# namespace, the workload and its children carry these names, and inherit
+# the tag from this test's environment: other suites may run pidns at once).
+export PIDNS_T_TAG=pidns-t-$$
+leftovers() {
+	local p
+	for p in $(pgrep -f '__helper pidns'; pgrep -x pidns-main; pgrep -x pidns-thread); do
+		tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "PIDNS_T_TAG=$PIDNS_T_TAG" &&
+			echo $p
+	done
+}
 
 $PMS list | grep -q '^pidns  *yes'; ok $? "list shows pidns as runnable here"
 $PMS help pidns | grep -q -- '--view'; ok $? "help pidns lists --view"
