@@ -272,7 +272,7 @@ static int load_result(struct report *r, const char *path, const char *label,
 	c->label = label ? xstrdup(label) : stem(path);
 	c->file = xstrdup(path);
 	c->kernel = xstrdup(sget(res, "host.kernel.release") ? sget(res, "host.kernel.release")
-			    : kernel);
+			    : kernel ? kernel : "unknown kernel");
 	extract(c, res);
 	json_object_put(res);
 	return 0;
@@ -732,7 +732,12 @@ static void svg_trend(FILE *f, struct report *r, const size_t *nights, size_t n,
 	char buf[32];
 	bool line = false;
 
-	for (i = 0; i < n && np < PMS_ARRAY_SIZE(pts); i++) {
+	/* The newest nights when there are more than the chart holds. */
+	if (n > PMS_ARRAY_SIZE(pts)) {
+		nights += n - PMS_ARRAY_SIZE(pts);
+		n = PMS_ARRAY_SIZE(pts);
+	}
+	for (i = 0; i < n; i++) {
 		struct cell *c = NULL;
 
 		for (j = 0; j < r->ncell; j++)

@@ -134,6 +134,11 @@ if [ -n "$have_validator" ]; then
 	$PY $VH "$tmp/one.html" > /dev/null && $PY $VH "$tmp/file.html" > /dev/null
 	ok $? "both are valid HTML with valid SVG"
 fi
+# A result with nothing but its scenario and verdict: drawn, its kernel unknown.
+echo '{"scenario": "lost-overflow", "verdict": "pass", "reason": "bare"}' > "$tmp/bare.json"
+out=$($PMS report --text "$tmp/bare.json"); ok $? "report of a result without a host block: exit 0"
+grep -q 'unknown kernel' <<<"$out" && grep -q '^bare  *pass' <<<"$out"
+ok $? "... its column is 'unknown kernel', its row its file name"
 out=$($PMS report --text "$BASE" "${NIGHTS[@]}"); ok $? "report --text: exit 0"
 for want in 6.1.0-56-arm64 6.12.117+deb12-arm64 7.2.13+deb14-arm64 lost-overflow-taskset hang \
 	'armv8pmu-pending-overflow-sched-out'; do
