@@ -46,6 +46,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_known_issues(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* One-line error on stderr, "pmustress: ..." */
 void pms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

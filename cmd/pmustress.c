@@ -48,6 +48,23 @@ static const struct pms_command commands[] = {
 	  "the conditions, the cause each produces and the upstream report.  A failing\n"
 	  "run names the entries that match it (\"matches: ID\") or says \"no known bug\n"
 	  "matches: possibly new\"; the result's known_issues section has the detail.\n" },
+	{ "report", cmd_report,
+	  "report DIR... [-o F]     the kernel x scenario matrix as HTML (--text); --bug R",
+	  "usage: pmustress report [-o FILE.html] [--text] DIR|RESULT...\n"
+	  "       pmustress report --bug [-o FILE] RESULT.json\n\n"
+	  "DIR is a run directory (index.json), the emulated matrix's output\n"
+	  "(OUT/KERNEL/LABEL.json) or a folder of result files.  The report is one\n"
+	  "self-contained HTML file (inline CSS and SVG, no script, nothing fetched):\n"
+	  "the kernel x scenario matrix, cells coloured by verdict with the loss rate\n"
+	  "and its 95% Wilson interval, known-bug matches and dominant causes; each\n"
+	  "run's delta histogram; night-over-night trends when several run directories\n"
+	  "of one host and suite are given.  --text prints the matrix instead.\n"
+	  "-o FILE is written whole or not at all (temp file and rename); without it,\n"
+	  "stdout.  --bug prints one result as plain text for a mail to the kernel's\n"
+	  "lists: kernel, CPU, PMU, attr, the command, expected and seen, the first\n"
+	  "anomalies, the known-bug match or \"possibly new\", and the file to attach.\n"
+	  "Exit 0; 64 bad usage; 68 unreadable or malformed input, or nothing to report;\n"
+	  "73 output not writable.\n" },
 	{ "help", cmd_help, "help [COMMAND|SCENARIO]  this text, a command's or a scenario's help",
 	  "usage: pmustress help [COMMAND|SCENARIO]\n\n"
 	  "Without an argument, the commands and exit statuses; with a command, its\n"
@@ -127,7 +144,7 @@ int main(int argc, char **argv)
 	}
 	c = pms_command_find(argv[1]);
 	if (!c) {
-		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, help)", argv[1]);
+		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, report, help)", argv[1]);
 		return PMS_EXIT_USAGE;
 	}
 	/* COMMAND --help; `run SCENARIO --help` is the scenario's own help. */
