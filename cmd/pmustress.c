@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "export.h"
 #include "pms-stress.h"
 #include "scenarios.h"
 
@@ -65,6 +66,18 @@ static const struct pms_command commands[] = {
 	  "anomalies, the known-bug match or \"possibly new\", and the file to attach.\n"
 	  "Exit 0; 64 bad usage; 68 unreadable or malformed input, or nothing to report;\n"
 	  "73 output not writable.\n" },
+	{ "export", cmd_export,
+	  "export --FORMAT DIR      a suite's run directory as --ktap, --junit or --kcidb",
+	  "usage: pmustress export --ktap|--junit|--kcidb DIR [-o FILE] [--url-base URL]\n\n"
+	  "DIR is a suite's run directory (index.json and one result JSON per run).\n"
+	  "--ktap: KTAP version 1, one nested test per run (the oracle's classes, the\n"
+	  "scenario's sub-tests, the verdict), for kselftest runners and LAVA.\n"
+	  "--junit: JUnit XML, one testcase per run, for Jenkins and GitLab.\n"
+	  "--kcidb: a KCIDB I/O document (schema " PMS_KCIDB_VERSION_TEXT "): checkout, build and\n"
+	  "one test per run; output files are file:NAME relative to DIR, or under\n"
+	  "--url-base URL.\n"
+	  "Written to stdout, or atomically to FILE with -o (--kcidb -o DIR: DIR/kcidb.json).\n"
+	  "Exit 0; 64 bad usage; 68 missing or malformed index.json; 73 output not writable.\n" },
 	{ "help", cmd_help, "help [COMMAND|SCENARIO]  this text, a command's or a scenario's help",
 	  "usage: pmustress help [COMMAND|SCENARIO]\n\n"
 	  "Without an argument, the commands and exit statuses; with a command, its\n"
@@ -144,7 +157,7 @@ int main(int argc, char **argv)
 	}
 	c = pms_command_find(argv[1]);
 	if (!c) {
-		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, report, help)", argv[1]);
+		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, report, export, help)", argv[1]);
 		return PMS_EXIT_USAGE;
 	}
 	/* COMMAND --help; `run SCENARIO --help` is the scenario's own help. */
