@@ -398,22 +398,28 @@ static void update_summary(struct suite *s)
 	json_object_object_add(s->index, "summary", sum);
 }
 
-/* Rewrite index.json: after every run, and last of all with complete set. */
-static int write_index(struct suite *s, bool complete)
+/*
+ * Rewrite index.json: after every run, and once more at the end (@final),
+ * with the end time and the exit status.  "complete" says every planned
+ * run ran: false in every index but the last, and in the last too when the
+ * suite was interrupted.
+ */
+static int write_index(struct suite *s, bool final)
 {
 	char path[PATH_MAX + 16], end[32];
+	bool complete = final && !s->interrupted && s->done == s->plan.nr_runs;
 	int ret;
 
 	update_summary(s);
 	pms_utc_string(end, sizeof(end), false);
-	json_object_object_add(s->index, "end_utc", complete ? json_object_new_string(end) : NULL);
+	json_object_object_add(s->index, "end_utc", final ? json_object_new_string(end) : NULL);
 	json_object_object_add(s->index, "complete", json_object_new_boolean(complete));
 	json_object_object_add(s->index, "interrupted", json_object_new_boolean(s->interrupted));
 	json_object_object_add(s->index, "stop_signal", s->interrupted ?
 			       json_object_new_string(signal_name(s->interrupted)) : NULL);
-	json_object_object_add(s->index, "exit_code", complete ?
+	json_object_object_add(s->index, "exit_code", final ?
 			       json_object_new_int(suite_status(s)) : NULL);
-	json_object_object_add(s->index, "bisect_exit_code", complete && s->bisect ?
+	json_object_object_add(s->index, "bisect_exit_code", final && s->bisect ?
 			       json_object_new_int(pms_bisect_suite(s->cls, s->done,
 								    s->interrupted)) : NULL);
 	snprintf(path, sizeof(path), "%s/index.json", s->dir);
@@ -671,7 +677,8 @@ static json_object *run_one(struct suite *s, const struct pms_plan_run *r, size_
 			 signal_name(WTERMSIG(status)), tail[0] ? "; last words: " : "", tail);
 	} else if (verdict) {
 		o = pms_outcome_parse(verdict);
-		snprintf(reason, sizeof(reason), "%s", get_str(res, "reason") ?
+		snprintf(reason, sizeof(reason), "%s%s", interrupted_run ?
+			 "interrupted with the suite: " : "", get_str(res, "reason") ?
 			 get_str(res, "reason") : "");
 	} else {
 		o = PMS_OUTCOME_ERROR;
