@@ -1024,5 +1024,6 @@ out_plan:
 	free(s.skip_reason);
 	free(s.cls);
 	pms_plan_free(&s.plan);
-	return code;
+	/* Bad input under --bisect: 128, so that git aborts rather than call every commit bad. */
+	return s.bisect && !check ? pms_bisect_status(code) : code;
 }
