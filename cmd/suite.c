@@ -480,20 +480,25 @@ static void start_index(struct suite *s, int argc, char **argv, json_object *hos
 
 /* ---- one run in a child process */
 
-/* The last non-empty line of @path (a run's log), for a reason when there is no result. */
+/*
+ * The last non-empty line of @path (a run's log), cut to @len, for the
+ * reason when there is no result: usually the run's one-line error.
+ */
 static void last_line(const char *path, char *buf, size_t len)
 {
-	char line[300];
 	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
 
 	buf[0] = '\0';
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0])
 			snprintf(buf, len, "%s", line);
 	}
+	free(line);
 	fclose(f);
 }
 
