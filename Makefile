@@ -226,6 +226,8 @@ fuzz: fuzz-build
 install: $(BIN)
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/pmustress
 	install -D -m 644 pmustress.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmustress.1
+	install -d $(DESTDIR)$(PREFIX)/share/pmustress/suites
+	install -m 644 scripts/suites/* $(DESTDIR)$(PREFIX)/share/pmustress/suites/
 
 clean:
 	rm -f pmustress lib/libpmustress.a lib/*.o cmd/*.o scenarios/*.o scenarios/*/*.o \

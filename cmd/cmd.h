@@ -2,6 +2,8 @@
 #ifndef PMS_CMD_H
 #define PMS_CMD_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <json-c/json.h>
 
@@ -19,11 +21,43 @@ enum {
 	PMS_EXIT_CPUS = 66,		/* bad CPU list */
 	PMS_EXIT_EVENT = 67,		/* unknown event or bad event spec / exclude list */
 	PMS_EXIT_JSON_INPUT = 68,	/* unreadable or malformed JSON input */
+	PMS_EXIT_PLAN = 68,		/* a suite's plan: unreadable, or a bad line */
 	PMS_EXIT_SETUP = 69,		/* the run could not be set up (kernel refused...) */
 	PMS_EXIT_ERROR = 70,		/* the run went but measured nothing usable */
 	PMS_EXIT_OUTPUT = 73,		/* the result cannot be written */
 	PMS_EXIT_INTERRUPTED = 130,	/* SIGINT/SIGTERM: partial result written */
 };
+
+/*
+ * --bisect: what `git bisect run` understands.  0 good, 1 bad (the kernel
+ * was caught: a fail), 125 this commit cannot be tested (skip, environment,
+ * error, set-up failure, timeout, interrupted), and 128 for a command that
+ * is wrong whatever the commit (bad usage, unknown scenario, bad plan, an
+ * unwritable result): git aborts the bisection on it rather than mark every
+ * commit bad.
+ */
+enum {
+	PMS_BISECT_GOOD = 0,
+	PMS_BISECT_BAD = 1,
+	PMS_BISECT_UNTESTABLE = 125,
+	PMS_BISECT_ABORT = 128,
+};
+
+/* A run's exit status as --bisect reports it. */
+int pms_bisect_status(int status);
+
+/*
+ * One run of a suite as a bisection sees it: good (passed, or met its
+ * expectation), bad (failed, not expected to), untestable (error, timeout,
+ * crash, or a control that missed its expectation), or neutral (skip,
+ * environment: it says nothing about this commit).
+ */
+enum pms_bisect_class { PMS_BISECT_NEUTRAL, PMS_BISECT_IS_GOOD, PMS_BISECT_IS_BAD,
+			PMS_BISECT_IS_UNTESTABLE };
+enum pms_bisect_class pms_bisect_class(int outcome, unsigned int expect);
+
+/* A suite's --bisect status from its runs' classes. */
+int pms_bisect_suite(const enum pms_bisect_class *cls, size_t n, bool interrupted);
 
 struct pms_command {
 	const char *name;
@@ -41,6 +75,8 @@ void pms_usage(FILE *f);
 int pms_help_command(const struct pms_command *c);
 
 int cmd_run(int argc, char **argv);
+/* `run --suite NAME|FILE` and `run all` (cmd/suite.c); @argv[0] is "run". */
+int cmd_suite(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_help(int argc, char **argv);

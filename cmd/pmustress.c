@@ -15,12 +15,36 @@
 #include "scenarios.h"
 
 static const struct pms_command commands[] = {
-	{ "run", cmd_run, "run SCENARIO [options]   run a scenario, write its JSON result",
-	  "usage: pmustress run SCENARIO [options]\n\n"
+	{ "run", cmd_run, "run SCENARIO|all [opts]  run a scenario, all of them, or --suite NAME; write JSON",
+	  "usage: pmustress run SCENARIO [options] [--bisect]\n"
+	  "       pmustress run --suite NAME|FILE [--out DIR] [--timeout TIME] [--bisect] [--quiet]\n"
+	  "                 [--check] [--format text|ktap|junit]\n"
+	  "       pmustress run all [--duration TIME] [--out DIR] [--timeout TIME] [--bisect] ...\n\n"
 	  "Run one scenario on this machine: drive its counter, record every overflow\n"
 	  "signal, judge them with the scenario's oracle, print a summary and write the\n"
 	  "JSON result (default results/<scenario>-<release>-<UTC time>.json, never\n"
 	  "replacing an earlier one; --json PATH or --json - to choose).\n\n"
+	  "A suite runs many: each run is `pmustress run SCENARIO ... --quiet` in a\n"
+	  "child process of its own with a time limit, and the run directory\n"
+	  "(--out DIR, default results/<UTC>-<host>-<release>/) gets LABEL.json,\n"
+	  "LABEL.log and index.json (results/schema/suite-index.schema.json), then a\n"
+	  "table is printed: label, scenario, verdict, time, reason.  `run all` runs\n"
+	  "every scenario (those that cannot run here are listed as skipped, with why).\n"
+	  "NAME is looked up in $PMUSTRESS_SUITES, then scripts/suites/ beside the\n"
+	  "binary (nightly, quick); --check only reads the plan.  A plan file:\n\n"
+	  "    pmustress-suite 1                  # first line; # starts a comment\n"
+	  "    name nightly                       # optional (default: the file name)\n"
+	  "    run LABEL SCENARIO [--option [VALUE]]... [expect=VERDICT[,VERDICT]] [timeout=TIME]\n\n"
+	  "Verdicts: pass fail skip error environment timeout crash.  timeout= (or\n"
+	  "--timeout) defaults to twice the run's --duration plus 60 s; then SIGTERM,\n"
+	  "and SIGKILL 10 s later.  A plan's options are checked before anything runs.\n\n"
+	  "Suite exit status: 0 every run passed or met its expect=, 1 one failed or\n"
+	  "missed it (error, timeout, crash too), 4 every run skipped, 64 bad option,\n"
+	  "65 unknown scenario, 68 bad plan (one line: FILE:LINE: what), 73 the run\n"
+	  "directory cannot be written, 130 interrupted (the index says what ran).\n"
+	  "--bisect, for `git bisect run`: 0 good, 1 bad (a fail), 125 cannot test\n"
+	  "(skip, environment, error, setup failure, timeout, crash, interrupted),\n"
+	  "128 bad input (git aborts the bisection).\n\n"
 	  "`pmustress help SCENARIO` (or `pmustress run SCENARIO --help`) lists a\n"
 	  "scenario's own options; `pmustress list` says which scenarios can run here.\n" },
 	{ "list", cmd_list, "list                     scenarios and whether they can run here",
@@ -118,7 +142,8 @@ void pms_usage(FILE *f)
 		"exit status: 0 pass, 1 fail (bug reproduced; compare: something "
 		"regressed), 4 skip,\n64 usage, 65 unknown scenario, 66 bad CPU list, "
 		"67 unknown event, 68 bad JSON input,\n69 setup failed, 70 run error, "
-		"73 result not writable, 130 interrupted (result still written)\n");
+		"73 result not writable, 130 interrupted (result still written);\n"
+		"run --bisect: 0 good, 1 bad, 125 cannot test, 128 bad input\n");
 }
 
 static bool is_help(const char *a)
@@ -163,7 +188,11 @@ int main(int argc, char **argv)
 	/* COMMAND --help; `run SCENARIO --help` is the scenario's own help. */
 	if (argc > 2 && is_help(argv[2]))
 		return pms_help_command(c);
-	if (c->fn == cmd_run && argc > 3 && is_help(argv[3]))
+	if (c->fn == cmd_run && argc > 3 && is_help(argv[3]) &&
+	    strcmp(argv[2], "all") && strncmp(argv[2], "--suite", 7))
 		return cmd_help(2, (char *[]){ "help", argv[2], NULL });
+	if (c->fn == cmd_run && argc > 3 && !strcmp(argv[argc - 1], "--help") &&
+	    (!strcmp(argv[2], "all") || !strncmp(argv[2], "--suite", 7)))
+		return pms_help_command(c);
 	return c->fn(argc - 1, argv + 1);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "pms-plan.h"
 #include "pms-probe.h"
 #include "pms-util.h"
 #include "scenarios.h"
@@ -68,6 +69,98 @@ static int exit_for_verdict(const struct pms_run *run, enum pms_status s)
 	return PMS_EXIT_ERROR;
 }
 
+/*
+ * --bisect, table-driven: every exit status of a run and what `git bisect
+ * run` should make of it.  A status not in the table cannot be tested.
+ * 66 and 67 can depend on the kernel under test (CPUs it brought up, PMU
+ * events its driver names), so they skip the commit; usage, an unknown
+ * scenario, a bad plan and an unwritable result are wrong on every commit,
+ * and abort the bisection.
+ */
+static const struct { int status, bisect; } bisect_status_table[] = {
+	{ PMS_EXIT_PASS, PMS_BISECT_GOOD },
+	{ PMS_EXIT_FAIL, PMS_BISECT_BAD },
+	{ PMS_EXIT_SKIP, PMS_BISECT_UNTESTABLE },	/* skip, environment */
+	{ PMS_EXIT_USAGE, PMS_BISECT_ABORT },
+	{ PMS_EXIT_SCENARIO, PMS_BISECT_ABORT },
+	{ PMS_EXIT_CPUS, PMS_BISECT_UNTESTABLE },
+	{ PMS_EXIT_EVENT, PMS_BISECT_UNTESTABLE },
+	{ PMS_EXIT_PLAN, PMS_BISECT_ABORT },
+	{ PMS_EXIT_SETUP, PMS_BISECT_UNTESTABLE },
+	{ PMS_EXIT_ERROR, PMS_BISECT_UNTESTABLE },
+	{ PMS_EXIT_OUTPUT, PMS_BISECT_ABORT },
+	{ PMS_EXIT_INTERRUPTED, PMS_BISECT_UNTESTABLE },
+};
+
+int pms_bisect_status(int status)
+{
+	size_t i;
+
+	for (i = 0; i < PMS_ARRAY_SIZE(bisect_status_table); i++)
+		if (bisect_status_table[i].status == status)
+			return bisect_status_table[i].bisect;
+	return PMS_BISECT_UNTESTABLE;
+}
+
+/* A suite's run by its outcome (enum pms_outcome order). */
+static const enum pms_bisect_class bisect_outcome_table[PMS_NR_OUTCOMES] = {
+	[PMS_OUTCOME_PASS] = PMS_BISECT_IS_GOOD,
+	[PMS_OUTCOME_FAIL] = PMS_BISECT_IS_BAD,
+	[PMS_OUTCOME_SKIP] = PMS_BISECT_NEUTRAL,
+	[PMS_OUTCOME_ENVIRONMENT] = PMS_BISECT_NEUTRAL,
+	[PMS_OUTCOME_ERROR] = PMS_BISECT_IS_UNTESTABLE,
+	[PMS_OUTCOME_TIMEOUT] = PMS_BISECT_IS_UNTESTABLE,
+	[PMS_OUTCOME_CRASH] = PMS_BISECT_IS_UNTESTABLE,
+};
+
+enum pms_bisect_class pms_bisect_class(int outcome, unsigned int expect)
+{
+	if ((unsigned int)outcome >= PMS_NR_OUTCOMES)
+		return PMS_BISECT_IS_UNTESTABLE;
+	/* A control expected to fail (fault injection) that did: the tool works. */
+	if (outcome == PMS_OUTCOME_FAIL && (expect & (1u << PMS_OUTCOME_FAIL)))
+		return PMS_BISECT_IS_GOOD;
+	/* A control that should have failed and passed: the tool's check is broken. */
+	if (outcome == PMS_OUTCOME_PASS && expect && !(expect & (1u << PMS_OUTCOME_PASS)))
+		return PMS_BISECT_IS_UNTESTABLE;
+	return bisect_outcome_table[outcome];
+}
+
+int pms_bisect_suite(const enum pms_bisect_class *cls, size_t n, bool interrupted)
+{
+	bool good = false, untestable = interrupted;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (cls[i] == PMS_BISECT_IS_BAD)
+			return PMS_BISECT_BAD;
+		untestable |= cls[i] == PMS_BISECT_IS_UNTESTABLE;
+		good |= cls[i] == PMS_BISECT_IS_GOOD;
+	}
+	/* Nothing ran that could tell (every run skipped): not a good commit either. */
+	return !untestable && good ? PMS_BISECT_GOOD : PMS_BISECT_UNTESTABLE;
+}
+
+/*
+ * --bisect may come anywhere among a run's options; it is the CLI's, not
+ * the scenario's, so it is taken out before the option table sees them.
+ */
+static bool take_bisect(int *argc, char **argv)
+{
+	bool found = false;
+	int i, j;
+
+	for (i = j = 0; i < *argc; i++) {
+		if (i >= 2 && !strcmp(argv[i], "--bisect"))
+			found = true;
+		else
+			argv[j++] = argv[i];
+	}
+	*argc = j;
+	argv[j] = NULL;
+	return found;
+}
+
 static int default_path(const char *scenario, const char *release, char *path, size_t len)
 {
 	const char *dir = getenv("PMUSTRESS_RESULTS");
@@ -82,7 +175,21 @@ static int default_path(const char *scenario, const char *release, char *path, s
 	return 0;
 }
 
+static int run_scenario(int argc, char **argv);
+
 int cmd_run(int argc, char **argv)
+{
+	bool bisect;
+	int code;
+
+	if (argc >= 2 && (!strcmp(argv[1], "all") || !strncmp(argv[1], "--suite", 7)))
+		return cmd_suite(argc, argv);
+	bisect = take_bisect(&argc, argv);
+	code = run_scenario(argc, argv);
+	return bisect ? pms_bisect_status(code) : code;
+}
+
+static int run_scenario(int argc, char **argv)
 {
 	struct pms_run run = { 0 };
 	const struct pms_scenario *sc;

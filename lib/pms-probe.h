@@ -46,6 +46,15 @@ bool pms_probe_has_core_pmu(const char *sysfs_root, char *name, size_t len);
 int pms_kconfig(const char *name, char *src, size_t len);
 
 /**
+ * pms_kconfig_sha256 - the SHA-256 of the running kernel's configuration
+ * text, from /boot/config-RELEASE or else /proc/config.gz (decompressed, so
+ * that both give one hash for one configuration), as 64 hex digits in @hex.
+ * @src: receives the file it came from ("" when none)
+ * Return: 0, -ENOENT when neither can be read, -EIO on a read error.
+ */
+int pms_kconfig_sha256(char hex[65], char *src, size_t len);
+
+/**
  * pms_probe_pid_namespace - this process's PID namespace: nsfs dev and
  * inode of /proc/self/ns/pid, the levels NSpid shows, and whether that is
  * one (the initial namespace, as this /proc sees it).

@@ -44,6 +44,7 @@
 #include "pms-auxabi.h"
 #include "pms-perf.h"
 #include "pms-probe.h"
+#include "pms-sha256.h"
 #include "pms-util.h"
 
 #define SYSFS_LIVE	"/sys"
@@ -1599,6 +1600,53 @@ int pms_kconfig(const char *name, char *src, size_t len)
 		return -ENOENT;
 	snprintf(src, len, "/proc/config.gz");
 	return v;
+}
+
+/* Hash what @f gives until EOF.  Return: 0 or -EIO. */
+static int hash_stream(FILE *f, struct pms_sha256 *s)
+{
+	char buf[8192];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), f)))
+		pms_sha256_update(s, buf, n);
+	return ferror(f) ? -EIO : 0;
+}
+
+int pms_kconfig_sha256(char hex[65], char *src, size_t len)
+{
+	struct pms_sha256 s;
+	struct utsname u;
+	char path[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	src[0] = '\0';
+	pms_sha256_init(&s);
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = fopen(path, "re");
+		if (f) {
+			ret = hash_stream(f, &s);
+			fclose(f);
+			if (ret)
+				return ret;
+			pms_sha256_hex(&s, hex);
+			snprintf(src, len, "%s", path);
+			return 0;
+		}
+	}
+	if (access("/proc/config.gz", R_OK))
+		return -ENOENT;
+	f = popen("gzip -dc /proc/config.gz 2>/dev/null", "re");
+	if (!f)
+		return -ENOENT;
+	ret = hash_stream(f, &s);
+	if (pclose(f) || ret)
+		return -EIO;
+	pms_sha256_hex(&s, hex);
+	snprintf(src, len, "/proc/config.gz");
+	return 0;
 }
 
 json_object *pms_probe_pid_namespace(void)
