@@ -75,7 +75,7 @@ static const struct pms_command commands[] = {
 	  "matches: possibly new\"; the result's known_issues section has the detail.\n" },
 	{ "report", cmd_report,
 	  "report DIR... [-o F]     the kernel x scenario matrix as HTML (--text); --bug R",
-	  "usage: pmustress report [-o FILE.html] [--text] DIR|RESULT...\n"
+	  "usage: pmustress report [-o FILE.html] [--text] [--by-input] DIR|RESULT...\n"
 	  "       pmustress report --bug [-o FILE] RESULT.json\n\n"
 	  "DIR is a run directory (index.json), the emulated matrix's output\n"
 	  "(OUT/KERNEL/LABEL.json) or a folder of result files.  The report is one\n"
@@ -84,6 +84,8 @@ static const struct pms_command commands[] = {
 	  "and its 95% Wilson interval, known-bug matches and dominant causes; each\n"
 	  "run's delta histogram; night-over-night trends when several run directories\n"
 	  "of one host and suite are given.  --text prints the matrix instead.\n"
+	  "--by-input keeps inputs with the same labels apart (INPUT/LABEL rows),\n"
+	  "for one emulated matrix per configuration.\n"
 	  "-o FILE is written whole or not at all (temp file and rename); without it,\n"
 	  "stdout.  --bug prints one result as plain text for a mail to the kernel's\n"
 	  "lists: kernel, CPU, PMU, attr, the command, expected and seen, the first\n"

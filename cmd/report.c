@@ -75,6 +75,13 @@ struct report {
 	struct cell *cell;
 	size_t ncell;
 	size_t ignored;		/* JSON files in a folder that are not results */
+	/*
+	 * --by-input: rows are INPUT/LABEL, so that inputs holding the same
+	 * labels for the same kernels (one matrix per configuration) stay
+	 * apart instead of the newest standing for all.
+	 */
+	bool by_input;
+	const char *input;	/* the input argument being loaded */
 	char err[1024];
 };
 
@@ -252,6 +259,21 @@ static struct cell *new_cell(struct report *r, size_t source)
  * but not a result (@strict: an error), -1 on an unreadable or malformed
  * file (r->err says which and why).
  */
+/* @label (taken) as the cell's row, under its input's name with --by-input. */
+static void set_label(struct report *r, struct cell *c, char *label)
+{
+	const char *in;
+
+	if (!r->by_input || !r->input) {
+		c->label = label;
+		return;
+	}
+	in = base_name(r->input);
+	c->label = xrealloc(NULL, strlen(in) + strlen(label) + 2);
+	sprintf(c->label, "%s/%s", in, label);
+	free(label);
+}
+
 static int load_result(struct report *r, const char *path, const char *label,
 		       const char *kernel, size_t source, bool strict)
 {
@@ -269,7 +291,7 @@ static int load_result(struct report *r, const char *path, const char *label,
 		return -1;
 	}
 	c = new_cell(r, source);
-	c->label = label ? xstrdup(label) : stem(path);
+	set_label(r, c, label ? xstrdup(label) : stem(path));
 	c->file = xstrdup(path);
 	c->kernel = xstrdup(sget(res, "host.kernel.release") ? sget(res, "host.kernel.release")
 			    : kernel ? kernel : "unknown kernel");
@@ -357,7 +379,7 @@ static int load_run_dir(struct report *r, const char *dir, const char *index)
 		} else {
 			/* A run that left no result (timeout, crash): the index's word. */
 			c = new_cell(r, si);
-			c->label = xstrdup(label);
+			set_label(r, c, xstrdup(label));
 			c->kernel = xstrdup(release);
 			c->scenario = xstrdup(sget(run, "scenario"));
 		}
@@ -1747,6 +1769,8 @@ int cmd_report(int argc, char **argv)
 			opts_done = true;
 		} else if (!opts_done && !strcmp(a, "--text")) {
 			text = true;
+		} else if (!opts_done && !strcmp(a, "--by-input")) {
+			r.by_input = true;
 		} else if (!opts_done && !strcmp(a, "--bug")) {
 			want_bug = true;
 		} else if (!opts_done && (!strcmp(a, "-o") || !strcmp(a, "--output") ||
@@ -1758,7 +1782,7 @@ int cmd_report(int argc, char **argv)
 				return PMS_EXIT_USAGE;
 			}
 		} else if (!opts_done && a[0] == '-' && a[1]) {
-			pms_err("report: unknown option '%s' (report takes -o FILE, --text, --bug)", a);
+			pms_err("report: unknown option '%s' (report takes -o FILE, --text, --by-input, --bug)", a);
 			free(paths);
 			return PMS_EXIT_USAGE;
 		} else {
@@ -1804,7 +1828,7 @@ int cmd_report(int argc, char **argv)
 		size_t k;
 
 		for (k = 0; k < np && !code; k++)
-			if (load_path(&r, paths[k], 0)) {
+			if ((r.input = paths[k]), load_path(&r, paths[k], 0)) {
 				pms_err("report: %s", r.err);
 				code = PMS_EXIT_JSON_INPUT;
 			}

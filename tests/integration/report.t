@@ -139,6 +139,15 @@ echo '{"scenario": "lost-overflow", "verdict": "pass", "reason": "bare"}' > "$tm
 out=$($PMS report --text "$tmp/bare.json"); ok $? "report of a result without a host block: exit 0"
 grep -q 'unknown kernel' <<<"$out" && grep -q '^bare  *pass' <<<"$out"
 ok $? "... its column is 'unknown kernel', its row its file name"
+# --by-input: one matrix per configuration stays apart (the seed matrix).
+SEED=results/seed-matrix/2026-11-26
+if [ -d "$SEED/vhe-nmi0" ]; then
+	out=$($PMS report --text --by-input "$SEED"/*-nmi?); rc=$?
+	rows=$(grep -c '^[nv]*hen*-nmi[01]/lost-overflow.xk ' <<<"$out")
+	[ $rc -eq 0 ] && [ "$rows" -eq 4 ]; ok $? "report --by-input: the four configurations of the seed matrix keep a lost-overflow row each ($rows)"
+	out=$($PMS report --text "$SEED"/*-nmi?)
+	[ "$(grep -c 'lost-overflow.xk ' <<<"$out")" -eq 1 ]; ok $? "without --by-input the newest stands for all: one row"
+fi
 out=$($PMS report --text "$BASE" "${NIGHTS[@]}"); ok $? "report --text: exit 0"
 for want in 6.1.0-56-arm64 6.12.117+deb12-arm64 7.2.13+deb14-arm64 lost-overflow-taskset hang \
 	'armv8pmu-pending-overflow-sched-out'; do
