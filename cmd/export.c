@@ -51,38 +51,9 @@ struct run {
 	char unknown[80];		/* a verdict this exporter does not know */
 };
 
-static json_object *get(json_object *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-	size_t n;
-
-	while (o && path && *path) {
-		dot = strchr(path, '.');
-		n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, key, &o))
-			return NULL;
-		path = dot ? dot + 1 : NULL;
-	}
-	return o;
-}
-
-/* A string member, or NULL when it is missing or not a string. */
-static const char *str(json_object *o, const char *path)
-{
-	json_object *v = get(o, path);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static const char *str_or(json_object *o, const char *path, const char *def)
 {
-	const char *s = str(o, path);
+	const char *s = pms_json_get_str(o, path);
 
 	return s ? s : def;
 }
@@ -100,12 +71,12 @@ static bool is_num(json_object *v)
  */
 static const char *hostname(json_object *index, const char *dir, char *buf, size_t len)
 {
-	const char *h = str(index, "host.hostname"), *rel = str(index, "kernel.release");
+	const char *h = pms_json_get_str(index, "host.hostname"), *rel = pms_json_get_str(index, "kernel.release");
 	const char *base, *end;
 	size_t n, rl;
 
 	if (!h)
-		h = str(index, "hostname");
+		h = pms_json_get_str(index, "hostname");
 	if (h)
 		return h;
 	n = strlen(dir);
@@ -126,8 +97,8 @@ static const char *hostname(json_object *index, const char *dir, char *buf, size
 
 int pms_export_index_check(json_object *index, char *why, size_t len)
 {
-	const char *kind = str(index, "kind");
-	json_object *v = get(index, "schema_version"), *runs = get(index, "runs");
+	const char *kind = pms_json_get_str(index, "kind");
+	json_object *v = pms_json_get(index, "schema_version"), *runs = pms_json_get(index, "runs");
 	size_t i;
 
 	if (!index || !json_object_is_type(index, json_type_object)) {
@@ -151,7 +122,7 @@ int pms_export_index_check(json_object *index, char *why, size_t len)
 	for (i = 0; i < json_object_array_length(runs); i++) {
 		json_object *r = json_object_array_get_idx(runs, i);
 
-		if (!str(r, "label") || !str(r, "scenario") || !str(r, "verdict")) {
+		if (!pms_json_get_str(r, "label") || !pms_json_get_str(r, "scenario") || !pms_json_get_str(r, "verdict")) {
 			snprintf(why, len, "runs[%zu] lacks a label, scenario or verdict", i);
 			return -EINVAL;
 		}
@@ -174,15 +145,15 @@ static enum outcome outcome_of(const char *v, char *unknown, size_t len)
 
 static void run_load(struct run *r, json_object *entry, const char *dir)
 {
-	json_object *ae = get(entry, "as_expected");
-	const char *res = str(entry, "result");
+	json_object *ae = pms_json_get(entry, "as_expected");
+	const char *res = pms_json_get_str(entry, "result");
 	char path[4096];
 
 	memset(r, 0, sizeof(*r));
 	r->entry = entry;
-	r->label = str(entry, "label");
-	r->scenario = str(entry, "scenario");
-	r->out = outcome_of(str(entry, "verdict"), r->unknown, sizeof(r->unknown));
+	r->label = pms_json_get_str(entry, "label");
+	r->scenario = pms_json_get_str(entry, "scenario");
+	r->out = outcome_of(pms_json_get_str(entry, "verdict"), r->unknown, sizeof(r->unknown));
 	r->reason = str_or(entry, "reason", "");
 	r->as_expected = ae && json_object_is_type(ae, json_type_boolean) ?
 			 json_object_get_boolean(ae) : -1;
@@ -202,7 +173,7 @@ static void run_load(struct run *r, json_object *entry, const char *dir)
 
 static size_t runs_load(json_object *index, const char *dir, struct run **out)
 {
-	json_object *runs = get(index, "runs");
+	json_object *runs = pms_json_get(index, "runs");
 	size_t i, n = json_object_array_length(runs);
 
 	*out = calloc(n ? n : 1, sizeof(**out));
@@ -248,37 +219,37 @@ static const char *attr_text(json_object *result, char *buf, size_t len)
 		"exclude_user", "exclude_kernel", "exclude_hv", "exclude_idle", "exclude_host",
 		"exclude_guest",
 	};
-	json_object *attr = get(result, "counter.attr");
+	json_object *attr = pms_json_get(result, "counter.attr");
 	size_t pos = 0, i;
 
 	buf[0] = '\0';
 	if (!attr)
 		return NULL;
-	pms_append(buf, len, &pos, "type=%" PRId64, json_object_get_int64(get(attr, "type")));
-	if (str(attr, "type_name"))
-		pms_append(buf, len, &pos, " (%s)", str(attr, "type_name"));
+	pms_append(buf, len, &pos, "type=%" PRId64, json_object_get_int64(pms_json_get(attr, "type")));
+	if (pms_json_get_str(attr, "type_name"))
+		pms_append(buf, len, &pos, " (%s)", pms_json_get_str(attr, "type_name"));
 	pms_append(buf, len, &pos, " config=0x%" PRIx64 " sample_period=%" PRIu64,
-		   (uint64_t)json_object_get_int64(get(attr, "config")),
-		   (uint64_t)json_object_get_int64(get(attr, "sample_period")));
+		   (uint64_t)json_object_get_int64(pms_json_get(attr, "config")),
+		   (uint64_t)json_object_get_int64(pms_json_get(attr, "sample_period")));
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		pms_append(buf, len, &pos, " %s=%d", bits[i],
-			   json_object_get_boolean(get(attr, bits[i])));
+			   json_object_get_boolean(pms_json_get(attr, bits[i])));
 	return buf;
 }
 
 /* The PMU the run counted on, the core PMU it would have, or NULL. */
 static const char *pmu_of(json_object *result, json_object *index)
 {
-	const char *p = str(result, "counter.pmu");
+	const char *p = pms_json_get_str(result, "counter.pmu");
 
 	if (!p)
-		p = str(result, "host.core_pmu");
-	return p ? p : str(index, "host.core_pmu");
+		p = pms_json_get_str(result, "host.core_pmu");
+	return p ? p : pms_json_get_str(index, "host.core_pmu");
 }
 
 static const char *release_of(const struct run *r, json_object *index)
 {
-	const char *k = str(r->result, "host.kernel.release");
+	const char *k = pms_json_get_str(r->result, "host.kernel.release");
 
 	return k ? k : str_or(index, "kernel.release", "unknown");
 }
@@ -286,7 +257,7 @@ static const char *release_of(const struct run *r, json_object *index)
 /* The plan's accepted verdicts, "fail" or "pass|fail", or NULL. */
 static const char *expect_text(json_object *entry, char *buf, size_t len)
 {
-	json_object *e = get(entry, "expect");
+	json_object *e = pms_json_get(entry, "expect");
 	size_t i, pos = 0;
 
 	buf[0] = '\0';
@@ -342,14 +313,14 @@ static void sub_add(struct subtests *s, bool ok, const char *name, const char *f
  */
 static void sub_classes(struct subtests *s, const struct run *r)
 {
-	json_object *oracle = get(r->result, "oracle"), *classes = get(oracle, "classes");
-	json_object *lost = get(oracle, "lost");
+	json_object *oracle = pms_json_get(r->result, "oracle"), *classes = pms_json_get(oracle, "classes");
+	json_object *lost = pms_json_get(oracle, "lost");
 	const char *sem = str_or(oracle, "semantics", "this");
 
 	if (!classes || !json_object_is_type(classes, json_type_object))
 		return;
 	json_object_object_foreach(classes, name, v) {
-		json_object *judged = get(get(oracle, "judged"), name);
+		json_object *judged = pms_json_get(pms_json_get(oracle, "judged"), name);
 		int64_t n = json_object_get_int64(v);
 
 		if (!strcmp(name, "on_time") || !is_num(v))
@@ -363,7 +334,7 @@ static void sub_classes(struct subtests *s, const struct run *r)
 			sub_add(s, !n, name, " # count=%" PRId64, n);
 	}
 	if (is_num(lost)) {
-		json_object *judged = get(oracle, "judged.lost");
+		json_object *judged = pms_json_get(oracle, "judged.lost");
 		int64_t n = json_object_get_int64(lost);
 
 		if (judged && !json_object_get_boolean(judged))
@@ -390,12 +361,12 @@ static void sub_scenario(struct subtests *s, const struct run *r)
 	for (i = 0; key[i]; i++)
 		if (key[i] == '-')
 			key[i] = '_';
-	sec = get(r->result, key);
+	sec = pms_json_get(r->result, key);
 	if (!sec || !json_object_is_type(sec, json_type_object))
 		return;
 	json_object_object_foreach(sec, name, v) {
-		const char *verdict = str(v, "verdict");
-		const char *why = str(v, "finding");
+		const char *verdict = pms_json_get_str(v, "verdict");
+		const char *why = pms_json_get_str(v, "finding");
 
 		if (!verdict)
 			continue;
@@ -451,7 +422,7 @@ static struct ktap_status ktap_status(const struct run *r)
 /* "pmustress run SCENARIO OPTIONS...": what the plan ran, for the reader. */
 static const char *command_text(const struct run *r, char *buf, size_t len)
 {
-	json_object *opts = get(r->entry, "options");
+	json_object *opts = pms_json_get(r->entry, "options");
 	size_t pos = 0, i;
 
 	buf[0] = '\0';
@@ -465,14 +436,14 @@ static const char *command_text(const struct run *r, char *buf, size_t len)
 
 static void ktap_known_issues(FILE *f, const struct run *r, const char *name)
 {
-	json_object *ki = get(r->result, "known_issues");
+	json_object *ki = pms_json_get(r->result, "known_issues");
 	size_t i;
 
 	if (!ki || !json_object_is_type(ki, json_type_array))
 		return;
 	for (i = 0; i < json_object_array_length(ki); i++) {
 		json_object *k = json_object_array_get_idx(ki, i);
-		const char *fit = str(k, "fit");
+		const char *fit = pms_json_get_str(k, "fit");
 
 		if (fit && !strcmp(fit, "matches"))
 			fprintf(f, "# %s: matches known bug %s\n", name, str_or(k, "id", "?"));
@@ -502,15 +473,15 @@ static int ktap_run(FILE *f, const struct run *r, size_t nr, json_object *index)
 	fprintf(f, "  KTAP version 1\n");
 	fprintf(f, "  # %s: %s\n", name,
 		one_line(command_text(r, buf, sizeof(buf)), false, buf, sizeof(buf)));
-	v = str(r->result, "host.kernel.version");
+	v = pms_json_get_str(r->result, "host.kernel.version");
 	fprintf(f, "  # kernel: %s %s\n", release_of(r, index),
 		one_line(v ? v : str_or(index, "kernel.version", ""), false, buf, sizeof(buf)));
 	if ((v = pmu_of(r->result, index)))
-		fprintf(f, "  # pmu: %s%s%s\n", v, str(r->result, "counter.name") ? ", counter " : "",
+		fprintf(f, "  # pmu: %s%s%s\n", v, pms_json_get_str(r->result, "counter.name") ? ", counter " : "",
 			str_or(r->result, "counter.name", ""));
 	if (attr_text(r->result, buf, sizeof(buf)))
 		fprintf(f, "  # attr: %s\n", buf);
-	if ((v = str(r->entry, "result")) && r->result)
+	if ((v = pms_json_get_str(r->entry, "result")) && r->result)
 		fprintf(f, "  # result: %s\n", one_line(v, false, buf, sizeof(buf)));
 	else if (v)
 		fprintf(f, "  # result: %s\n", one_line(r->why, false, buf, sizeof(buf)));
@@ -709,18 +680,18 @@ static void junit_run_props(FILE *f, const struct run *r, json_object *index)
 		"type", "config", "sample_period", "exclude_user", "exclude_kernel", "exclude_hv",
 		"exclude_idle", "exclude_host", "exclude_guest",
 	};
-	json_object *attr = get(r->result, "counter.attr");
+	json_object *attr = pms_json_get(r->result, "counter.attr");
 	char buf[128], expect[128];
 	size_t i;
 
 	xml_prop(f, r->label, "scenario", r->scenario);
-	xml_prop(f, r->label, "verdict", str(r->entry, "verdict"));
+	xml_prop(f, r->label, "verdict", pms_json_get_str(r->entry, "verdict"));
 	xml_prop(f, r->label, "expect", expect_text(r->entry, expect, sizeof(expect)));
 	xml_prop(f, r->label, "kernel.release", release_of(r, index));
 	xml_prop(f, r->label, "pmu", pmu_of(r->result, index));
-	xml_prop(f, r->label, "counter", str(r->result, "counter.name"));
+	xml_prop(f, r->label, "counter", pms_json_get_str(r->result, "counter.name"));
 	for (i = 0; attr && i < sizeof(attr_keys) / sizeof(attr_keys[0]); i++) {
-		json_object *v = get(attr, attr_keys[i]);
+		json_object *v = pms_json_get(attr, attr_keys[i]);
 
 		if (!v)
 			continue;
@@ -733,8 +704,8 @@ static void junit_run_props(FILE *f, const struct run *r, json_object *index)
 		snprintf(expect, sizeof(expect), "attr.%s", attr_keys[i]);
 		xml_prop(f, r->label, expect, buf);
 	}
-	xml_prop(f, r->label, "result", str(r->entry, "result"));
-	xml_prop(f, r->label, "log", str(r->entry, "log"));
+	xml_prop(f, r->label, "result", pms_json_get_str(r->entry, "result"));
+	xml_prop(f, r->label, "log", pms_json_get_str(r->entry, "log"));
 }
 
 static void junit_case(FILE *f, const struct run *r, json_object *index)
@@ -742,7 +713,7 @@ static void junit_case(FILE *f, const struct run *r, json_object *index)
 	char cls[256], buf[1024];
 	const char *type, *v;
 	enum junit_kind k = junit_status(r, &type);
-	json_object *d = get(r->entry, "duration_s");
+	json_object *d = pms_json_get(r->entry, "duration_s");
 
 	snprintf(cls, sizeof(cls), "pmustress.%s", r->scenario);
 	fputs("    <testcase", f);
@@ -765,7 +736,7 @@ static void junit_case(FILE *f, const struct run *r, json_object *index)
 	fputs("      <system-out>", f);
 	snprintf(buf, sizeof(buf), "%s\n", command_text(r, cls, sizeof(cls)));
 	xml_put(f, buf, false);
-	snprintf(buf, sizeof(buf), "verdict: %s\nkernel: %s\n", str(r->entry, "verdict"),
+	snprintf(buf, sizeof(buf), "verdict: %s\nkernel: %s\n", pms_json_get_str(r->entry, "verdict"),
 		 release_of(r, index));
 	xml_put(f, buf, false);
 	if ((v = pmu_of(r->result, index))) {
@@ -776,7 +747,7 @@ static void junit_case(FILE *f, const struct run *r, json_object *index)
 		snprintf(buf, sizeof(buf), "attr: %s\n", cls);
 		xml_put(f, buf, false);
 	}
-	if ((v = str(r->entry, "result"))) {
+	if ((v = pms_json_get_str(r->entry, "result"))) {
 		snprintf(buf, sizeof(buf), "result: %s%s%s\n", v, r->result ? "" : " (unreadable: ",
 			 r->result ? "" : r->why);
 		xml_put(f, buf, false);
@@ -797,7 +768,7 @@ int pms_export_junit(FILE *out, json_object *index, const char *dir)
 	for (i = 0; i < n; i++) {
 		const char *type;
 		enum junit_kind k = junit_status(&runs[i], &type);
-		json_object *d = get(runs[i].entry, "duration_s");
+		json_object *d = pms_json_get(runs[i].entry, "duration_s");
 
 		failures += k == J_FAILURE;
 		skipped += k == J_SKIPPED;
@@ -816,15 +787,15 @@ int pms_export_junit(FILE *out, json_object *index, const char *dir)
 	xml_attr(out, "timestamp", str_or(index, "start_utc", ""));
 	xml_attr(out, "hostname", hostname(index, dir, host, sizeof(host)));
 	fputs(">\n    <properties>\n", out);
-	xml_prop(out, NULL, "suite", str(index, "suite.name"));
-	xml_prop(out, NULL, "suite.file", str(index, "suite.file"));
-	xml_prop(out, NULL, "tool.version", str(index, "tool.version"));
-	xml_prop(out, NULL, "kernel.release", str(index, "kernel.release"));
-	xml_prop(out, NULL, "kernel.version", str(index, "kernel.version"));
-	xml_prop(out, NULL, "arch", str(index, "kernel.arch"));
-	xml_prop(out, NULL, "config_hash", str(index, "config_hash"));
-	xml_prop(out, NULL, "core_pmu", str(index, "host.core_pmu"));
-	snprintf(buf, sizeof(buf), "%" PRId64, json_object_get_int64(get(index, "exit_code")));
+	xml_prop(out, NULL, "suite", pms_json_get_str(index, "suite.name"));
+	xml_prop(out, NULL, "suite.file", pms_json_get_str(index, "suite.file"));
+	xml_prop(out, NULL, "tool.version", pms_json_get_str(index, "tool.version"));
+	xml_prop(out, NULL, "kernel.release", pms_json_get_str(index, "kernel.release"));
+	xml_prop(out, NULL, "kernel.version", pms_json_get_str(index, "kernel.version"));
+	xml_prop(out, NULL, "arch", pms_json_get_str(index, "kernel.arch"));
+	xml_prop(out, NULL, "config_hash", pms_json_get_str(index, "config_hash"));
+	xml_prop(out, NULL, "core_pmu", pms_json_get_str(index, "host.core_pmu"));
+	snprintf(buf, sizeof(buf), "%" PRId64, json_object_get_int64(pms_json_get(index, "exit_code")));
 	xml_prop(out, NULL, "exit_code", buf);
 	/* The XSD Jenkins validates with has no per-testcase properties: LABEL.KEY. */
 	for (i = 0; i < n; i++)
@@ -962,27 +933,27 @@ static json_object *bounded(const char *s, size_t max)
 static json_object *kcidb_environment(json_object *index, const char *hostname)
 {
 	json_object *env = json_object_new_object(), *misc = json_object_new_object();
-	json_object *host = get(index, "host");
+	json_object *host = pms_json_get(index, "host");
 	char comment[1024];
 	size_t pos = 0;
 
 	pms_append(comment, sizeof(comment), &pos, "pmustress on host %s: %s, %s", hostname,
 		   str_or(host, "arch", str_or(index, "kernel.arch", "unknown arch")),
 		   str_or(host, "cpu.model", "unknown CPU"));
-	if (get(host, "cpu.nr_cpus_online"))
+	if (pms_json_get(host, "cpu.nr_cpus_online"))
 		pms_append(comment, sizeof(comment), &pos, ", %" PRId64 " CPUs online",
-			   json_object_get_int64(get(host, "cpu.nr_cpus_online")));
+			   json_object_get_int64(pms_json_get(host, "cpu.nr_cpus_online")));
 	pms_append(comment, sizeof(comment), &pos, ", core PMU %s",
 		   str_or(host, "core_pmu", "none"));
-	if (json_object_get_boolean(get(host, "emulated")))
+	if (json_object_get_boolean(pms_json_get(host, "emulated")))
 		pms_append(comment, sizeof(comment), &pos, "; emulated: %s",
 			   str_or(host, "emulation.description", "yes"));
 	add(env, "comment", json_object_new_string(comment));
 	add(misc, "hostname", jstr(hostname));
-	add(misc, "cpu", copy(get(host, "cpu")));
-	add(misc, "core_pmu", copy(get(host, "core_pmu")));
-	add(misc, "emulated", copy(get(host, "emulated")));
-	add(misc, "hypervisor", copy(get(host, "hypervisor.kind")));
+	add(misc, "cpu", copy(pms_json_get(host, "cpu")));
+	add(misc, "core_pmu", copy(pms_json_get(host, "core_pmu")));
+	add(misc, "emulated", copy(pms_json_get(host, "emulated")));
+	add(misc, "hypervisor", copy(pms_json_get(host, "hypervisor.kind")));
 	add(env, "misc", misc);
 	return env;
 }
@@ -993,14 +964,14 @@ static json_object *kcidb_attr(json_object *result)
 		"type", "config", "sample_period", "exclude_user", "exclude_kernel", "exclude_hv",
 		"exclude_idle", "exclude_host", "exclude_guest",
 	};
-	json_object *attr = get(result, "counter.attr"), *o;
+	json_object *attr = pms_json_get(result, "counter.attr"), *o;
 	size_t i;
 
 	if (!attr)
 		return NULL;
 	o = json_object_new_object();
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		add(o, keys[i], copy(get(attr, keys[i])));
+		add(o, keys[i], copy(pms_json_get(attr, keys[i])));
 	return o;
 }
 
@@ -1009,8 +980,8 @@ static json_object *kcidb_test(const struct run *r, json_object *index, const ch
 {
 	json_object *t = json_object_new_object(), *misc = json_object_new_object(), *files;
 	char id[1024], path[512], sc[128], lb[256];
-	const char *res = str(r->entry, "result"), *log = str(r->entry, "log"), *v;
-	json_object *d = get(r->entry, "duration_s");
+	const char *res = pms_json_get_str(r->entry, "result"), *log = pms_json_get_str(r->entry, "log"), *v;
+	json_object *d = pms_json_get(r->entry, "duration_s");
 
 	snprintf(id, sizeof(id), "pmustress:%s:%s:%s", str_or(index, "start_utc", "unknown-time"),
 		 hostname, r->label);
@@ -1021,9 +992,9 @@ static json_object *kcidb_test(const struct run *r, json_object *index, const ch
 	add(t, "build_id", json_object_new_string(build_id));
 	add(t, "origin", json_object_new_string("pmustress"));
 	add(t, "path", json_object_new_string(path));
-	add(t, "comment", jstr(str(r->result, "scenario_summary")));
+	add(t, "comment", jstr(pms_json_get_str(r->result, "scenario_summary")));
 	add(t, "status", json_object_new_string(kcidb_status(r)));
-	add(t, "start_time", jstr(str(r->entry, "start_utc")));
+	add(t, "start_time", jstr(pms_json_get_str(r->entry, "start_utc")));
 	if (is_num(d))
 		add(t, "duration", json_object_new_double(json_object_get_double(d)));
 	if (*r->reason)
@@ -1042,19 +1013,19 @@ static json_object *kcidb_test(const struct run *r, json_object *index, const ch
 	add(t, "environment", kcidb_environment(index, hostname));
 	add(misc, "label", json_object_new_string(r->label));
 	add(misc, "scenario", json_object_new_string(r->scenario));
-	add(misc, "verdict", jstr(str(r->entry, "verdict")));
-	add(misc, "options", copy(get(r->entry, "options")));
-	add(misc, "expect", copy(get(r->entry, "expect")));
-	add(misc, "as_expected", copy(get(r->entry, "as_expected")));
-	add(misc, "exit_code", copy(get(r->entry, "exit_code")));
-	add(misc, "signal", copy(get(r->entry, "signal")));
-	add(misc, "timeout_s", copy(get(r->entry, "timeout_s")));
+	add(misc, "verdict", jstr(pms_json_get_str(r->entry, "verdict")));
+	add(misc, "options", copy(pms_json_get(r->entry, "options")));
+	add(misc, "expect", copy(pms_json_get(r->entry, "expect")));
+	add(misc, "as_expected", copy(pms_json_get(r->entry, "as_expected")));
+	add(misc, "exit_code", copy(pms_json_get(r->entry, "exit_code")));
+	add(misc, "signal", copy(pms_json_get(r->entry, "signal")));
+	add(misc, "timeout_s", copy(pms_json_get(r->entry, "timeout_s")));
 	add(misc, "pmu", jstr(pmu_of(r->result, index)));
-	add(misc, "counter", jstr(str(r->result, "counter.name")));
+	add(misc, "counter", jstr(pms_json_get_str(r->result, "counter.name")));
 	add(misc, "attr", kcidb_attr(r->result));
 	if (res && !r->result)
 		add(misc, "result_unreadable", json_object_new_string(r->why));
-	if ((v = str(r->result, "failure_kind")))
+	if ((v = pms_json_get_str(r->result, "failure_kind")))
 		add(misc, "failure_kind", json_object_new_string(v));
 	add(t, "misc", misc);
 	return t;
@@ -1065,7 +1036,7 @@ json_object *pms_export_kcidb_doc(json_object *index, const char *dir, const cha
 	json_object *doc, *ver, *co, *b, *tests, *misc;
 	char co_id[512], b_id[1024], arch[64], comment[1024], host[256];
 	const char *rel = str_or(index, "kernel.release", "unknown");
-	const char *kver = str(index, "kernel.version");
+	const char *kver = pms_json_get_str(index, "kernel.version");
 	struct run *runs;
 	size_t n, i;
 
@@ -1096,7 +1067,7 @@ json_object *pms_export_kcidb_doc(json_object *index, const char *dir, const cha
 	add(misc, "kernel_version", jstr(kver));
 	add(co, "misc", misc);
 	add(doc, "checkouts", json_object_new_array());
-	json_object_array_add(get(doc, "checkouts"), co);
+	json_object_array_add(pms_json_get(doc, "checkouts"), co);
 
 	b = json_object_new_object();
 	add(b, "id", json_object_new_string(b_id));
@@ -1108,10 +1079,10 @@ json_object *pms_export_kcidb_doc(json_object *index, const char *dir, const cha
 		 str_or(index, "config_hash", "unknown"));
 	add(b, "comment", json_object_new_string(comment));
 	misc = json_object_new_object();
-	add(misc, "config_hash", jstr(str(index, "config_hash")));
+	add(misc, "config_hash", jstr(pms_json_get_str(index, "config_hash")));
 	add(b, "misc", misc);
 	add(doc, "builds", json_object_new_array());
-	json_object_array_add(get(doc, "builds"), b);
+	json_object_array_add(pms_json_get(doc, "builds"), b);
 
 	tests = json_object_new_array();
 	for (i = 0; i < n; i++)
@@ -1150,70 +1121,6 @@ int pms_export_kcidb(const char *outdir_or_file, json_object *index, const char 
 }
 
 /* ---- the command ------------------------------------------------------------ */
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * @buf to @path, a reader never seeing half of it: a temp file beside it,
- * synced, renamed over it.  "-" is stdout; a FIFO or a character device is
- * written into, as pms_json_write_atomic() does.
- */
-static int write_text_atomic(const char *path, const char *buf, size_t len)
-{
-	struct stat st;
-	char *tmp;
-	int fd, ret;
-
-	if (!strcmp(path, "-")) {
-		ret = write_all(STDOUT_FILENO, buf, len);
-		return ret;
-	}
-	if (!stat(path, &st) && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		ret = write_all(fd, buf, len);
-		if (close(fd) && !ret)
-			ret = -errno;
-		return ret;
-	}
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		free(tmp);
-		return ret;
-	}
-	ret = write_all(fd, buf, len);
-	if (!ret && fchmod(fd, 0644))
-		ret = -errno;
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
-}
 
 enum fmt { FMT_NONE, FMT_KTAP, FMT_JUNIT, FMT_KCIDB };
 
@@ -1303,7 +1210,7 @@ int cmd_export(int argc, char **argv)
 		if (mem && fclose(mem) && !ret)
 			ret = -errno;
 		if (!ret)
-			ret = write_text_atomic(out, buf, len);
+			ret = pms_write_atomic(out, buf, len);
 		free(buf);
 	}
 	if (ret) {

@@ -9,33 +9,18 @@
 #include <string.h>
 
 #include "cmd.h"
-
-static json_object *get(json_object *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-
-	while (o && path && *path) {
-		dot = strchr(path, '.');
-		snprintf(key, sizeof(key), "%.*s", (int)(dot ? (size_t)(dot - path) : strlen(path)),
-			 path);
-		if (!json_object_object_get_ex(o, key, &o))
-			return NULL;
-		path = dot ? dot + 1 : NULL;
-	}
-	return o;
-}
+#include "pms-util.h"
 
 static const char *str(json_object *o, const char *path)
 {
-	json_object *v = get(o, path);
+	json_object *v = pms_json_get(o, path);
 
 	return v ? json_object_get_string(v) : "?";
 }
 
 static uint64_t u64(json_object *o, const char *path)
 {
-	json_object *v = get(o, path);
+	json_object *v = pms_json_get(o, path);
 
 	return v ? json_object_get_uint64(v) : 0;
 }
@@ -52,7 +37,7 @@ static void print_attr(FILE *f, json_object *attr)
 		" precise_ip=%" PRIu64, str(attr, "type"), str(attr, "type_name"),
 		u64(attr, "config"), u64(attr, "sample_period"), u64(attr, "precise_ip"));
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
-		if (get(attr, bits[i]) && json_object_get_boolean(get(attr, bits[i])))
+		if (pms_json_get(attr, bits[i]) && json_object_get_boolean(pms_json_get(attr, bits[i])))
 			fprintf(f, " %s", bits[i]);
 	if (!strcmp(str(attr, "type_name"), "breakpoint"))
 		fprintf(f, " bp_addr=%s", str(attr, "bp_addr"));
@@ -101,41 +86,41 @@ static void print_scenario_section(FILE *f, json_object *r)
 	if (!json_object_object_get_ex(r, key, &sec) || !json_object_is_type(sec, json_type_object))
 		return;
 	json_object_object_foreach(sec, name, val) {
-		if (val && json_object_is_type(val, json_type_object) && get(val, "verdict") &&
-		    get(val, "finding"))
+		if (val && json_object_is_type(val, json_type_object) && pms_json_get(val, "verdict") &&
+		    pms_json_get(val, "finding"))
 			fprintf(f, "  %-14s %s: %s\n", name, str(val, "verdict"), str(val, "finding"));
 	}
-	cases = get(sec, "abi.cases");
+	cases = pms_json_get(sec, "abi.cases");
 	n = cases ? json_object_array_length(cases) : 0;
 	if (n)
 		fprintf(f, "  %-29s %-12s %-12s %-10s %-10s %s\n", "aux_action case", "event",
 			"leader", "seen", "expected", "result");
 	for (i = 0; i < n; i++) {
 		json_object *c = json_object_array_get_idx(cases, i);
-		json_object *leader = get(c, "leader"), *seen = get(c, "seen");
+		json_object *leader = pms_json_get(c, "leader"), *seen = pms_json_get(c, "seen");
 
 		fprintf(f, "  %-29s %-12.*s %-12.*s %-10s %-10s %s\n", str(c, "name"),
 			(int)strcspn(str(c, "pmu"), "/"), str(c, "pmu"),
 			(int)strcspn(leader ? json_object_get_string(leader) : "-", "/"),
 			leader ? json_object_get_string(leader) : "-",
 			seen ? json_object_get_string(seen) : "-",
-			get(c, "expected") ? str(c, "expected") : "-", str(c, "result"));
+			pms_json_get(c, "expected") ? str(c, "expected") : "-", str(c, "result"));
 	}
-	findings = get(sec, "findings");
-	judged = get(sec, "judged");
+	findings = pms_json_get(sec, "findings");
+	judged = pms_json_get(sec, "judged");
 	if (findings && json_object_is_type(findings, json_type_object)) {
 		fprintf(f, "  findings: ");
 		json_object_object_foreach(findings, fname, fval) {
-			json_object *j = judged ? get(judged, fname) : NULL;
+			json_object *j = judged ? pms_json_get(judged, fname) : NULL;
 
 			fprintf(f, " %s %" PRIu64 "%s", fname, json_object_get_uint64(fval),
 				j && !json_object_get_boolean(j) ? " (not judged)" : "");
 		}
 		fprintf(f, "\n");
 	}
-	if (get(sec, "toggles_per_second"))
+	if (pms_json_get(sec, "toggles_per_second"))
 		fprintf(f, "  toggles:  %s DISABLE/ENABLE pairs (%.0f/s) by the %s toggler\n",
-			str(sec, "toggles"), json_object_get_double(get(sec, "toggles_per_second")),
+			str(sec, "toggles"), json_object_get_double(pms_json_get(sec, "toggles_per_second")),
 			str(sec, "toggler"));
 }
 
@@ -151,7 +136,7 @@ static void upper_verdict(json_object *r, char *v, size_t len)
 
 void pms_print_result(FILE *f, json_object *r, long show)
 {
-	json_object *oracle = get(r, "oracle"), *list, *host = get(r, "host");
+	json_object *oracle = pms_json_get(r, "oracle"), *list, *host = pms_json_get(r, "host");
 	char v[32];
 	uint64_t period = u64(r, "counter.period"), tol = u64(r, "counter.tolerance");
 	size_t i, n;
@@ -160,27 +145,27 @@ void pms_print_result(FILE *f, json_object *r, long show)
 	{
 		/* The first line says what kind of result this is. */
 		fprintf(f, "pmustress %s: %s%s%s%s on kernel %s, %s, %s\n", str(r, "scenario"), v,
-			get(r, "failure_kind") ? " (" : "",
-			get(r, "failure_kind") ? str(r, "failure_kind") : "",
-			get(r, "failure_kind") ? ")" : "",
+			pms_json_get(r, "failure_kind") ? " (" : "",
+			pms_json_get(r, "failure_kind") ? str(r, "failure_kind") : "",
+			pms_json_get(r, "failure_kind") ? ")" : "",
 			str(host, "kernel.release"), str(host, "arch"), str(host, "cpu.model"));
 	}
-	if (get(r, "counter")) {
+	if (pms_json_get(r, "counter")) {
 		fprintf(f, "  counter:  %s on %s, period %" PRIu64 " +/- %" PRIu64 ", %s semantics\n",
 			str(r, "counter.name"), str(r, "counter.pmu"), period, tol,
 			str(r, "counter.semantics"));
-		if (get(r, "counter.substitute") &&
-		    json_object_get_boolean(get(r, "counter.substitute")))
+		if (pms_json_get(r, "counter.substitute") &&
+		    json_object_get_boolean(pms_json_get(r, "counter.substitute")))
 			fprintf(f, "  SUBSTITUTE COUNTER: %s\n", str(r, "counter.substitute_reason"));
-		print_attr(f, get(r, "counter.attr"));
+		print_attr(f, pms_json_get(r, "counter.attr"));
 	}
-	if (get(r, "mover")) {
-		if (json_object_get_boolean(get(r, "mover.enabled")))
+	if (pms_json_get(r, "mover")) {
+		if (json_object_get_boolean(pms_json_get(r, "mover.enabled")))
 			fprintf(f, "  mover:    %s %s on CPUs %s: %" PRIu64 " rebinds (%.0f/s), %"
 				PRIu64 " failed; migrations counted %s, scheduler %s\n",
 				str(r, "mover.kind"), str(r, "mover.pattern"), str(r, "mover.cpus"),
 				u64(r, "mover.rebinds_requested"),
-				json_object_get_double(get(r, "mover.rebinds_per_second")),
+				json_object_get_double(pms_json_get(r, "mover.rebinds_per_second")),
 				u64(r, "mover.rebinds_failed"), str(r, "mover.migrations_counted"),
 				str(r, "mover.migrations_sched"));
 		else
@@ -193,7 +178,7 @@ void pms_print_result(FILE *f, json_object *r, long show)
 			str(r, "workload.final_count"));
 		fprintf(f, "           ");
 		{
-			json_object *cls = get(oracle, "classes");
+			json_object *cls = pms_json_get(oracle, "classes");
 
 			if (cls) {
 				json_object_object_foreach(cls, key, val)
@@ -203,7 +188,7 @@ void pms_print_result(FILE *f, json_object *r, long show)
 		fprintf(f, "  lost %" PRIu64 "  unsettled %" PRIu64 "\n", u64(oracle, "lost"),
 			u64(oracle, "unsettled_tail"));
 		/* Several counting threads: each one's CPUs and figures. */
-		list = get(r, "threads.list");
+		list = pms_json_get(r, "threads.list");
 		n = list ? json_object_array_length(list) : 0;
 		for (i = 0; n > 1 && i < n; i++) {
 			json_object *t = json_object_array_get_idx(list, i);
@@ -212,13 +197,13 @@ void pms_print_result(FILE *f, json_object *r, long show)
 				" lost, %" PRIu64 " rebinds\n", str(t, "thread"), str(t, "tid"),
 				str(t, "cpus"), u64(t, "signals"), u64(t, "lost"), u64(t, "rebinds"));
 		}
-		list = get(oracle, "anomalies.list");
+		list = pms_json_get(oracle, "anomalies.list");
 		n = list ? json_object_array_length(list) : 0;
 		for (i = 0; i < n && (long)i < show; i++) {
 			json_object *a = json_object_array_get_idx(list, i);
 
 			fprintf(f, "  ");
-			if (get(a, "thread") && u64(r, "threads.count") > 1)
+			if (pms_json_get(a, "thread") && u64(r, "threads.count") > 1)
 				fprintf(f, "thread %s, ", str(a, "thread"));
 			fprintf(f, "Signal #%" PRIu64 ": delta of %s is outside %" PRIu64 " +/- %"
 				PRIu64 " (%s", u64(a, "signal"), str(a, "delta"), period, tol,
@@ -226,7 +211,7 @@ void pms_print_result(FILE *f, json_object *r, long show)
 			if (u64(a, "missing"))
 				fprintf(f, ", %" PRIu64 " index(es) skipped", u64(a, "missing"));
 			fprintf(f, ", cpu %s, si_code %s", str(a, "cpu"), str(a, "si_code"));
-			if (get(a, "since_rebind_ns"))
+			if (pms_json_get(a, "since_rebind_ns"))
 				fprintf(f, ", %.1f us after a move to CPU %s",
 					(double)u64(a, "since_rebind_ns") / 1e3, str(a, "rebind_cpu"));
 			fprintf(f, ")\n");
@@ -237,22 +222,22 @@ void pms_print_result(FILE *f, json_object *r, long show)
 				u64(oracle, "anomalies.total"), n);
 		else if (n > (size_t)show)
 			fprintf(f, "  ... %zu anomalies in all (see the JSON)\n", n);
-		print_histogram(f, get(oracle, "histogram"));
+		print_histogram(f, pms_json_get(oracle, "histogram"));
 		{
-			json_object *ci = get(oracle, "loss_rate.ci95");
+			json_object *ci = pms_json_get(oracle, "loss_rate.ci95");
 
 			if (ci && json_object_array_length(ci) == 2)
 				fprintf(f, "  loss rate %.3g, 95%% CI [%.3g, %.3g] (Wilson)\n",
-					json_object_get_double(get(oracle, "loss_rate.value")),
+					json_object_get_double(pms_json_get(oracle, "loss_rate.value")),
 					json_object_get_double(json_object_array_get_idx(ci, 0)),
 					json_object_get_double(json_object_array_get_idx(ci, 1)));
 		}
 	}
-	if (get(r, "attribution")) {
+	if (pms_json_get(r, "attribution")) {
 		/* Where the evidence came from, then what it says. */
-		json_object *frac = get(r, "multiplexing.running_fraction");
+		json_object *frac = pms_json_get(r, "multiplexing.running_fraction");
 
-		if (json_object_get_boolean(get(r, "trace.used")))
+		if (json_object_get_boolean(pms_json_get(r, "trace.used")))
 			fprintf(f, "  evidence: scheduler trace yes");
 		else
 			fprintf(f, "  evidence: scheduler trace no (%s)", str(r, "trace.why_not"));
@@ -260,13 +245,13 @@ void pms_print_result(FILE *f, json_object *r, long show)
 		if (frac)
 			fprintf(f, "; on the PMU %.1f%% of its enabled time",
 				100.0 * json_object_get_double(frac));
-		else if (get(r, "multiplexing"))
+		else if (pms_json_get(r, "multiplexing"))
 			fprintf(f, "; on the PMU - of its enabled time");
 		fprintf(f, "\n");
 		fprintf(f, "  causes:   %s\n", str(r, "attribution.summary"));
 	}
 	print_scenario_section(f, r);
-	if (get(r, "interrupted") && json_object_get_boolean(get(r, "interrupted")))
+	if (pms_json_get(r, "interrupted") && json_object_get_boolean(pms_json_get(r, "interrupted")))
 		fprintf(f, "  INTERRUPTED by %s: the result covers the run so far\n",
 			str(r, "stop_signal"));
 	fprintf(f, "%s: %s\n", v, str(r, "reason"));

@@ -100,31 +100,6 @@ static char *xstrdup(const char *s)
 	return s ? strcpy(xrealloc(NULL, strlen(s) + 1), s) : NULL;
 }
 
-static json_object *get(json_object *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-
-	while (o && path && *path) {
-		dot = strchr(path, '.');
-		snprintf(key, sizeof(key), "%.*s", (int)(dot ? (size_t)(dot - path) : strlen(path)),
-			 path);
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, key, &o))
-			return NULL;
-		path = dot ? dot + 1 : NULL;
-	}
-	return o;
-}
-
-/* A string member, or NULL when it is absent or not a string. */
-static const char *sget(json_object *o, const char *path)
-{
-	json_object *v = get(o, path);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static bool is_int(json_object *v)
 {
 	return v && json_object_is_type(v, json_type_int);
@@ -132,7 +107,7 @@ static bool is_int(json_object *v)
 
 static bool bget(json_object *o, const char *path)
 {
-	json_object *v = get(o, path);
+	json_object *v = pms_json_get(o, path);
 
 	return v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
@@ -140,7 +115,7 @@ static bool bget(json_object *o, const char *path)
 /* A result, not some other JSON: it says which scenario ran and what came of it. */
 static bool is_result(json_object *o)
 {
-	return sget(o, "scenario") && sget(o, "verdict");
+	return pms_json_get_str(o, "scenario") && pms_json_get_str(o, "verdict");
 }
 
 static const char *base_name(const char *path)
@@ -187,20 +162,20 @@ static size_t add_source(struct report *r, const char *path, enum src_kind kind)
 /* Copy out of @res what the report shows. */
 static void extract(struct cell *c, json_object *res)
 {
-	json_object *lost = get(res, "oracle.lost"), *ovf = get(res, "oracle.overflows_implied");
-	json_object *ki = get(res, "known_issues"), *hist = get(res, "oracle.histogram");
+	json_object *lost = pms_json_get(res, "oracle.lost"), *ovf = pms_json_get(res, "oracle.overflows_implied");
+	json_object *ki = pms_json_get(res, "known_issues"), *hist = pms_json_get(res, "oracle.histogram");
 	size_t i;
 
-	c->scenario = xstrdup(sget(res, "scenario"));
+	c->scenario = xstrdup(pms_json_get_str(res, "scenario"));
 	if (!c->verdict)
-		c->verdict = xstrdup(sget(res, "verdict"));
+		c->verdict = xstrdup(pms_json_get_str(res, "verdict"));
 	if (!c->reason)
-		c->reason = xstrdup(sget(res, "reason"));
+		c->reason = xstrdup(pms_json_get_str(res, "reason"));
 	if (!c->start)
-		c->start = xstrdup(sget(res, "start_utc"));
+		c->start = xstrdup(pms_json_get_str(res, "start_utc"));
 	if (!c->kernel)
-		c->kernel = xstrdup(sget(res, "host.kernel.release"));
-	c->failure_kind = xstrdup(sget(res, "failure_kind"));
+		c->kernel = xstrdup(pms_json_get_str(res, "host.kernel.release"));
+	c->failure_kind = xstrdup(pms_json_get_str(res, "failure_kind"));
 	c->emulated = bget(res, "host.emulated");
 	c->substitute = bget(res, "counter.substitute");
 	/* The loss rate where the result has both counts: lost over overflows. */
@@ -216,28 +191,28 @@ static void extract(struct cell *c, json_object *res)
 		c->known_checked = true;
 		for (i = 0; i < json_object_array_length(ki) && c->nknown < MAX_KNOWN; i++) {
 			json_object *e = json_object_array_get_idx(ki, i);
-			const char *fit = sget(e, "fit"), *id = sget(e, "id");
+			const char *fit = pms_json_get_str(e, "fit"), *id = pms_json_get_str(e, "id");
 
 			if (!fit || strcmp(fit, "matches") || !id)
 				continue;
 			c->known_id[c->nknown] = xstrdup(id);
-			c->known_title[c->nknown] = xstrdup(sget(e, "title"));
+			c->known_title[c->nknown] = xstrdup(pms_json_get_str(e, "title"));
 			c->nknown++;
 		}
 	}
-	c->cause = xstrdup(sget(res, "attribution.dominant"));
-	c->attrib_summary = xstrdup(sget(res, "attribution.summary"));
-	if (is_int(get(res, "oracle.period")))
-		c->period = json_object_get_uint64(get(res, "oracle.period"));
+	c->cause = xstrdup(pms_json_get_str(res, "attribution.dominant"));
+	c->attrib_summary = xstrdup(pms_json_get_str(res, "attribution.summary"));
+	if (is_int(pms_json_get(res, "oracle.period")))
+		c->period = json_object_get_uint64(pms_json_get(res, "oracle.period"));
 	if (hist && json_object_is_type(hist, json_type_array)) {
 		for (i = 0; i < json_object_array_length(hist) && c->nbins < MAX_BINS; i++) {
 			json_object *b = json_object_array_get_idx(hist, i);
 
-			if (!is_int(get(b, "count")))
+			if (!is_int(pms_json_get(b, "count")))
 				continue;
 			snprintf(c->bins[c->nbins].label, sizeof(c->bins[0].label), "%s",
-				 sget(b, "bin") ? sget(b, "bin") : "?");
-			c->bins[c->nbins].count = json_object_get_uint64(get(b, "count"));
+				 pms_json_get_str(b, "bin") ? pms_json_get_str(b, "bin") : "?");
+			c->bins[c->nbins].count = json_object_get_uint64(pms_json_get(b, "count"));
 			c->nbins++;
 		}
 	}
@@ -293,7 +268,7 @@ static int load_result(struct report *r, const char *path, const char *label,
 	c = new_cell(r, source);
 	set_label(r, c, label ? xstrdup(label) : stem(path));
 	c->file = xstrdup(path);
-	c->kernel = xstrdup(sget(res, "host.kernel.release") ? sget(res, "host.kernel.release")
+	c->kernel = xstrdup(pms_json_get_str(res, "host.kernel.release") ? pms_json_get_str(res, "host.kernel.release")
 			    : kernel ? kernel : "unknown kernel");
 	extract(c, res);
 	json_object_put(res);
@@ -306,7 +281,7 @@ static int load_result(struct report *r, const char *path, const char *label,
  */
 static char *run_host(json_object *idx, const char *dir, const char *release)
 {
-	const char *h = sget(idx, "hostname") ? sget(idx, "hostname") : sget(idx, "host.hostname");
+	const char *h = pms_json_get_str(idx, "hostname") ? pms_json_get_str(idx, "hostname") : pms_json_get_str(idx, "host.hostname");
 	char *name, *dash;
 	size_t n, rl = release ? strlen(release) : 0;
 
@@ -336,26 +311,26 @@ static int load_run_dir(struct report *r, const char *dir, const char *index)
 
 	if (!idx)
 		return -1;
-	runs = get(idx, "runs");
+	runs = pms_json_get(idx, "runs");
 	if (!runs || !json_object_is_type(runs, json_type_array)) {
 		snprintf(r->err, sizeof(r->err), "%s: not a suite index (no runs array)", index);
 		json_object_put(idx);
 		return -1;
 	}
-	release = sget(idx, "kernel.release");
+	release = pms_json_get_str(idx, "kernel.release");
 	si = add_source(r, dir, SRC_RUN);
 	s = &r->src[si];
 	s->host = run_host(idx, dir, release);
-	s->suite = xstrdup(sget(idx, "suite.name") ? sget(idx, "suite.name") : "(no suite)");
-	s->start = xstrdup(sget(idx, "start_utc"));
+	s->suite = xstrdup(pms_json_get_str(idx, "suite.name") ? pms_json_get_str(idx, "suite.name") : "(no suite)");
+	s->start = xstrdup(pms_json_get_str(idx, "start_utc"));
 	for (i = 0; i < json_object_array_length(runs); i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		const char *label = sget(run, "label"), *file = sget(run, "result");
+		const char *label = pms_json_get_str(run, "label"), *file = pms_json_get_str(run, "result");
 		struct cell *c;
 		char *path;
 		int ret;
 
-		if (!label || !sget(run, "verdict")) {
+		if (!label || !pms_json_get_str(run, "verdict")) {
 			snprintf(r->err, sizeof(r->err), "%s: run %zu has no label or no verdict",
 				 index, i + 1);
 			json_object_put(idx);
@@ -381,17 +356,17 @@ static int load_run_dir(struct report *r, const char *dir, const char *index)
 			c = new_cell(r, si);
 			set_label(r, c, xstrdup(label));
 			c->kernel = xstrdup(release);
-			c->scenario = xstrdup(sget(run, "scenario"));
+			c->scenario = xstrdup(pms_json_get_str(run, "scenario"));
 		}
 		/* The runner's verdict wins: "timeout" or "crash" is not in any result. */
 		free(c->verdict);
-		c->verdict = xstrdup(sget(run, "verdict"));
-		if (sget(run, "reason")) {
+		c->verdict = xstrdup(pms_json_get_str(run, "verdict"));
+		if (pms_json_get_str(run, "reason")) {
 			free(c->reason);
-			c->reason = xstrdup(sget(run, "reason"));
+			c->reason = xstrdup(pms_json_get_str(run, "reason"));
 		}
 		if (!c->start)
-			c->start = xstrdup(sget(run, "start_utc") ? sget(run, "start_utc") : s->start);
+			c->start = xstrdup(pms_json_get_str(run, "start_utc") ? pms_json_get_str(run, "start_utc") : s->start);
 		if (!c->kernel)
 			c->kernel = xstrdup("unknown kernel");
 	}
@@ -441,7 +416,7 @@ static int load_path(struct report *r, const char *path, int depth)
 		json_object *h = access(hp, F_OK) ? NULL : pms_json_read_file(hp, r->err,
 									   sizeof(r->err));
 
-		kernel = xstrdup(sget(h, "kernel.release") ? sget(h, "kernel.release")
+		kernel = xstrdup(pms_json_get_str(h, "kernel.release") ? pms_json_get_str(h, "kernel.release")
 				 : base_name(path));
 		json_object_put(h);
 		free(hp);
@@ -1269,19 +1244,19 @@ static const char *vtext(json_object *v)
 /* The event's perf_event_attr: the counter's, or a scenario's own event's. */
 static json_object *find_attr(json_object *res)
 {
-	json_object *a = get(res, "counter.attr");
+	json_object *a = pms_json_get(res, "counter.attr");
 
-	if (a && get(a, "type"))
+	if (a && pms_json_get(a, "type"))
 		return a;
 	json_object_object_foreach(res, key, val) {
 		(void)key;
 		if (!json_object_is_type(val, json_type_object))
 			continue;
-		a = get(val, "event.attr");
-		if (a && get(a, "type"))
+		a = pms_json_get(val, "event.attr");
+		if (a && pms_json_get(a, "type"))
 			return a;
-		a = get(val, "attr");
-		if (a && get(a, "type"))
+		a = pms_json_get(val, "attr");
+		if (a && pms_json_get(a, "type"))
 			return a;
 	}
 	return NULL;
@@ -1290,26 +1265,26 @@ static json_object *find_attr(json_object *res)
 /* The first anomalies: the oracle's, or those of a scenario's own section. */
 static json_object *find_anomalies(json_object *res, uint64_t *total)
 {
-	json_object *l = get(res, "oracle.anomalies.list");
+	json_object *l = pms_json_get(res, "oracle.anomalies.list");
 
 	*total = 0;
 	if (l && json_object_is_type(l, json_type_array)) {
-		*total = json_object_get_uint64(get(res, "oracle.anomalies.total"));
+		*total = json_object_get_uint64(pms_json_get(res, "oracle.anomalies.total"));
 		return l;
 	}
 	json_object_object_foreach(res, key, val) {
 		(void)key;
 		if (!json_object_is_type(val, json_type_object))
 			continue;
-		l = get(val, "anomalies.list");
+		l = pms_json_get(val, "anomalies.list");
 		if (l && json_object_is_type(l, json_type_array)) {
-			*total = json_object_get_uint64(get(val, "anomalies.total"));
+			*total = json_object_get_uint64(pms_json_get(val, "anomalies.total"));
 			return l;
 		}
-		l = get(val, "anomalies");
+		l = pms_json_get(val, "anomalies");
 		if (l && json_object_is_type(l, json_type_array)) {
-			*total = is_int(get(val, "anomalies_total")) ?
-				 json_object_get_uint64(get(val, "anomalies_total")) :
+			*total = is_int(pms_json_get(val, "anomalies_total")) ?
+				 json_object_get_uint64(pms_json_get(val, "anomalies_total")) :
 				 json_object_array_length(l);
 			return l;
 		}
@@ -1407,28 +1382,28 @@ static void series(char *buf, size_t len, const char *release)
 
 static int bug_report(FILE *f, json_object *res, const char *path)
 {
-	json_object *attr = find_attr(res), *argv = get(res, "argv"), *an, *ki;
-	const char *rel = or(sget(res, "host.kernel.release"), "unknown");
-	const char *verdict = sget(res, "verdict"), *pmu;
+	json_object *attr = find_attr(res), *argv = pms_json_get(res, "argv"), *an, *ki;
+	const char *rel = or(pms_json_get_str(res, "host.kernel.release"), "unknown");
+	const char *verdict = pms_json_get_str(res, "verdict"), *pmu;
 	char buf[4096], what[256];
 	size_t pos, i, nmatch = 0;
 	uint64_t total;
 	struct stat st;
 
-	pmu = sget(res, "counter.pmu");
+	pmu = pms_json_get_str(res, "counter.pmu");
 	/* A scenario without the common counter names its event's PMU in its own section. */
 	json_object_object_foreach(res, key, val) {
 		(void)key;
-		if (!pmu && json_object_is_type(val, json_type_object) && sget(val, "event.pmu"))
-			pmu = sget(val, "event.pmu");
+		if (!pmu && json_object_is_type(val, json_type_object) && pms_json_get_str(val, "event.pmu"))
+			pmu = pms_json_get_str(val, "event.pmu");
 	}
-	snprintf(what, sizeof(what), "%s", or(sget(res, "failure_kind"), verdict));
+	snprintf(what, sizeof(what), "%s", or(pms_json_get_str(res, "failure_kind"), verdict));
 	/* The PMU is left out of a subject that would not fit in one line. */
 	snprintf(buf, sizeof(buf), "Subject: [BUG] perf: %s: %s on %s%s%s%s",
-		 sget(res, "scenario"), what, rel, pmu ? " (" : "", pmu ? pmu : "", pmu ? ")" : "");
+		 pms_json_get_str(res, "scenario"), what, rel, pmu ? " (" : "", pmu ? pmu : "", pmu ? ")" : "");
 	if (strlen(buf) > BUG_WIDTH)
 		snprintf(buf, sizeof(buf), "Subject: [BUG] perf: %s: %s on %s",
-			 sget(res, "scenario"), what, rel);
+			 pms_json_get_str(res, "scenario"), what, rel);
 	if (strlen(buf) > BUG_WIDTH) {
 		buf[BUG_WIDTH - 3] = '\0';
 		strcat(buf, "...");
@@ -1438,33 +1413,33 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 			buf[i] = ' ';
 	fprintf(f, "%s\n\n", buf);
 	para(f, NULL, 0, "pmustress %s's %s scenario %s on this machine (%s).",
-	     or(sget(res, "tool.version"), "?"), sget(res, "scenario"),
+	     or(pms_json_get_str(res, "tool.version"), "?"), pms_json_get_str(res, "scenario"),
 	     !strcmp(verdict, "fail") ? "fails" : !strcmp(verdict, "pass") ? "passes" :
-	     "did not give a pass or a fail", or(sget(res, "start_utc"), "time unknown"));
+	     "did not give a pass or a fail", or(pms_json_get_str(res, "start_utc"), "time unknown"));
 	fputc('\n', f);
 
-	para(f, "Kernel:   ", 10, "%s %s", rel, or(sget(res, "host.kernel.version"), ""));
-	para(f, "Arch:     ", 10, "%s", or(sget(res, "host.arch"), "?"));
+	para(f, "Kernel:   ", 10, "%s %s", rel, or(pms_json_get_str(res, "host.kernel.version"), ""));
+	para(f, "Arch:     ", 10, "%s", or(pms_json_get_str(res, "host.arch"), "?"));
 	pos = 0;
 	buf[0] = '\0';
-	pms_append(buf, sizeof(buf), &pos, "%s %s", or(sget(res, "host.cpu.vendor"), ""),
-		   or(sget(res, "host.cpu.model"), "model unknown"));
-	if (sget(res, "host.cpu.midr"))
-		pms_append(buf, sizeof(buf), &pos, ", MIDR %s", sget(res, "host.cpu.midr"));
-	if (get(res, "host.cpu.family") && !json_object_is_type(get(res, "host.cpu.family"),
+	pms_append(buf, sizeof(buf), &pos, "%s %s", or(pms_json_get_str(res, "host.cpu.vendor"), ""),
+		   or(pms_json_get_str(res, "host.cpu.model"), "model unknown"));
+	if (pms_json_get_str(res, "host.cpu.midr"))
+		pms_append(buf, sizeof(buf), &pos, ", MIDR %s", pms_json_get_str(res, "host.cpu.midr"));
+	if (pms_json_get(res, "host.cpu.family") && !json_object_is_type(pms_json_get(res, "host.cpu.family"),
 							       json_type_null))
 		pms_append(buf, sizeof(buf), &pos, ", family %s model %s",
-			   vtext(get(res, "host.cpu.family")), vtext(get(res, "host.cpu.model_id")));
-	if (is_int(get(res, "host.cpu.nr_cpus_online")))
+			   vtext(pms_json_get(res, "host.cpu.family")), vtext(pms_json_get(res, "host.cpu.model_id")));
+	if (is_int(pms_json_get(res, "host.cpu.nr_cpus_online")))
 		pms_append(buf, sizeof(buf), &pos, ", %s CPUs online",
-			   vtext(get(res, "host.cpu.nr_cpus_online")));
+			   vtext(pms_json_get(res, "host.cpu.nr_cpus_online")));
 	para(f, "CPU:      ", 10, "%s", buf);
 	para(f, "PMU:      ", 10, "event on %s; core PMU %s; hardware PMU %s", or(pmu, "?"),
-	     or(sget(res, "host.core_pmu"), "none"), bget(res, "host.hardware_pmu") ? "yes" : "no");
-	if (sget(res, "counter.spec"))
+	     or(pms_json_get_str(res, "host.core_pmu"), "none"), bget(res, "host.hardware_pmu") ? "yes" : "no");
+	if (pms_json_get_str(res, "counter.spec"))
 		para(f, "Counter:  ", 10, "%s, period %s, tolerance %s, semantics %s",
-		     sget(res, "counter.spec"), vtext(get(res, "counter.period")),
-		     vtext(get(res, "counter.tolerance")), or(sget(res, "counter.semantics"), "?"));
+		     pms_json_get_str(res, "counter.spec"), vtext(pms_json_get(res, "counter.period")),
+		     vtext(pms_json_get(res, "counter.tolerance")), or(pms_json_get_str(res, "counter.semantics"), "?"));
 	if (attr) {
 		pos = 0;
 		buf[0] = '\0';
@@ -1473,7 +1448,7 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 				continue;
 			if (!strcmp(key, "type")) {
 				pms_append(buf, sizeof(buf), &pos, "%stype=%s (%s)", pos ? " " : "",
-					   vtext(v), or(sget(attr, "type_name"), "?"));
+					   vtext(v), or(pms_json_get_str(attr, "type_name"), "?"));
 			} else if (json_object_is_type(v, json_type_boolean)) {
 				if (json_object_get_boolean(v))
 					pms_append(buf, sizeof(buf), &pos, "%s%s", pos ? " " : "", key);
@@ -1505,7 +1480,7 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 			w[nw++] = vtext(json_object_array_get_idx(argv, k));
 		print_command(f, w, nw);
 		/* The emulated guest's harness adds --json itself and names the run. */
-		if (bget(res, "host.emulated") && get(res, "host.emulation") && n > 1 &&
+		if (bget(res, "host.emulated") && pms_json_get(res, "host.emulation") && n > 1 &&
 		    (rf = open_memstream(&run, &rl))) {
 			fputs(lab, rf);
 			for (k = 1; k < n; k++) {
@@ -1533,24 +1508,24 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 	}
 
 	fputs("\n", f);
-	para(f, "Expected: ", 10, "%s", or(sget(res, "scenario_summary"), "?"));
+	para(f, "Expected: ", 10, "%s", or(pms_json_get_str(res, "scenario_summary"), "?"));
 	para(f, "Seen:     ", 10, "verdict %s (exit %s)%s%s: %s", verdict,
-	     vtext(get(res, "exit_code")), sget(res, "failure_kind") ? ", " : "",
-	     or(sget(res, "failure_kind"), ""), or(sget(res, "reason"), "no reason given"));
-	if (get(res, "oracle.signals")) {
+	     vtext(pms_json_get(res, "exit_code")), pms_json_get_str(res, "failure_kind") ? ", " : "",
+	     or(pms_json_get_str(res, "failure_kind"), ""), or(pms_json_get_str(res, "reason"), "no reason given"));
+	if (pms_json_get(res, "oracle.signals")) {
 		char cl[512];
 
-		scalars(cl, sizeof(cl), get(res, "oracle.classes"), NULL);
+		scalars(cl, sizeof(cl), pms_json_get(res, "oracle.classes"), NULL);
 		para(f, "Oracle:   ", 10, "%s signals for %s overflows implied (period %s, "
 		     "tolerance %s, skid bound %s); lost %s; signals by class: %s",
-		     vtext(get(res, "oracle.signals")), vtext(get(res, "oracle.overflows_implied")),
-		     vtext(get(res, "oracle.period")), vtext(get(res, "oracle.tolerance")),
-		     vtext(get(res, "oracle.skid_bound")), vtext(get(res, "oracle.lost")), cl);
-		if (is_int(get(res, "oracle.lost")) && is_int(get(res, "oracle.overflows_implied")) &&
-		    json_object_get_int64(get(res, "oracle.overflows_implied")) > 0) {
+		     vtext(pms_json_get(res, "oracle.signals")), vtext(pms_json_get(res, "oracle.overflows_implied")),
+		     vtext(pms_json_get(res, "oracle.period")), vtext(pms_json_get(res, "oracle.tolerance")),
+		     vtext(pms_json_get(res, "oracle.skid_bound")), vtext(pms_json_get(res, "oracle.lost")), cl);
+		if (is_int(pms_json_get(res, "oracle.lost")) && is_int(pms_json_get(res, "oracle.overflows_implied")) &&
+		    json_object_get_int64(pms_json_get(res, "oracle.overflows_implied")) > 0) {
 			double lo, hi;
-			uint64_t k = json_object_get_uint64(get(res, "oracle.lost"));
-			uint64_t n = json_object_get_uint64(get(res, "oracle.overflows_implied"));
+			uint64_t k = json_object_get_uint64(pms_json_get(res, "oracle.lost"));
+			uint64_t n = json_object_get_uint64(pms_json_get(res, "oracle.overflows_implied"));
 
 			pms_wilson(k, n, &lo, &hi);
 			para(f, "Loss:     ", 10, "%.4g (%" PRIu64 " of %" PRIu64 "), 95%% Wilson "
@@ -1560,21 +1535,21 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 	} else {
 		json_object_object_foreach(res, key, val) {
 			json_object *t = json_object_is_type(val, json_type_object) ?
-					 get(val, "totals") : NULL;
+					 pms_json_get(val, "totals") : NULL;
 			char sc[1024], cl[1024];
 
 			if (!t)
 				continue;
 			scalars(sc, sizeof(sc), t, NULL);
-			scalars(cl, sizeof(cl), get(t, "classes"), NULL);
+			scalars(cl, sizeof(cl), pms_json_get(t, "classes"), NULL);
 			para(f, "Counts:   ", 10, "%s: %s%s%s", key, sc, *cl ? "; " : "", cl);
 			break;
 		}
 	}
-	if (sget(res, "attribution.summary"))
-		para(f, "Cause:    ", 10, "%s%s%s", sget(res, "attribution.summary"),
-		     sget(res, "attribution.dominant") ? "; dominant: " : "",
-		     or(sget(res, "attribution.dominant"), ""));
+	if (pms_json_get_str(res, "attribution.summary"))
+		para(f, "Cause:    ", 10, "%s%s%s", pms_json_get_str(res, "attribution.summary"),
+		     pms_json_get_str(res, "attribution.dominant") ? "; dominant: " : "",
+		     or(pms_json_get_str(res, "attribution.dominant"), ""));
 
 	an = find_anomalies(res, &total);
 	if (an && json_object_array_length(an)) {
@@ -1583,13 +1558,13 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 		fprintf(f, "\nFirst anomalies (%zu of %" PRIu64 "):\n",
 			n < BUG_ANOMALIES ? n : BUG_ANOMALIES, total > n ? total : (uint64_t)n);
 		for (i = 0; i < n && i < BUG_ANOMALIES; i++) {
-			json_object *a = json_object_array_get_idx(an, i), *ev = get(a, "evidence");
+			json_object *a = json_object_array_get_idx(an, i), *ev = pms_json_get(a, "evidence");
 			char sc[1024], head[32];
 			size_t e;
 
 			scalars(sc, sizeof(sc), a, "class");
 			snprintf(head, sizeof(head), "  %zu. ", i + 1);
-			para(f, head, 5, "%s: %s", or(sget(a, "class"), "anomaly"), sc);
+			para(f, head, 5, "%s: %s", or(pms_json_get_str(a, "class"), "anomaly"), sc);
 			for (e = 0; ev && json_object_is_type(ev, json_type_array) &&
 			     e < json_object_array_length(ev) && e < BUG_EVIDENCE; e++) {
 				scalars(sc, sizeof(sc), json_object_array_get_idx(ev, e), NULL);
@@ -1603,23 +1578,23 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 	}
 
 	fputs("\n", f);
-	ki = get(res, "known_issues");
+	ki = pms_json_get(res, "known_issues");
 	for (i = 0; ki && json_object_is_type(ki, json_type_array) &&
 	     i < json_object_array_length(ki); i++) {
 		json_object *e = json_object_array_get_idx(ki, i);
 
-		if (!sget(e, "fit") || strcmp(sget(e, "fit"), "matches"))
+		if (!pms_json_get_str(e, "fit") || strcmp(pms_json_get_str(e, "fit"), "matches"))
 			continue;
 		nmatch++;
-		para(f, "Known bug: ", 11, "matches %s: %s", or(sget(e, "id"), "?"),
-		     or(sget(e, "title"), ""));
-		if (sget(e, "why"))
-			para(f, "           ", 11, "(%s)", sget(e, "why"));
-		if (sget(e, "link"))
-			para(f, "           ", 11, "%s", sget(e, "link"));
-		if (sget(e, "fixed_in"))
-			para(f, "           ", 11, "fixed in %s by %s", sget(e, "fixed_in"),
-			     or(sget(e, "fix_commit"), "?"));
+		para(f, "Known bug: ", 11, "matches %s: %s", or(pms_json_get_str(e, "id"), "?"),
+		     or(pms_json_get_str(e, "title"), ""));
+		if (pms_json_get_str(e, "why"))
+			para(f, "           ", 11, "(%s)", pms_json_get_str(e, "why"));
+		if (pms_json_get_str(e, "link"))
+			para(f, "           ", 11, "%s", pms_json_get_str(e, "link"));
+		if (pms_json_get_str(e, "fixed_in"))
+			para(f, "           ", 11, "fixed in %s by %s", pms_json_get_str(e, "fixed_in"),
+			     or(pms_json_get_str(e, "fix_commit"), "?"));
 	}
 	if (!nmatch) {
 		if (!strcmp(verdict, "fail"))
@@ -1634,28 +1609,28 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 		para(f, "Caveat:   ", 10, "this ran on an emulated machine%s%s%s%s%s%s%s. Counts "
 		     "are as the emulator gives them and timing is artificial: confirm on "
 		     "hardware before blaming the driver.",
-		     sget(res, "host.emulation.description") ? " (" : "",
-		     or(sget(res, "host.emulation.description"), ""),
-		     sget(res, "host.emulation.qemu_version") ? "; " : "",
-		     or(sget(res, "host.emulation.qemu_version"), ""),
-		     sget(res, "host.emulation.cpu") ? "; -cpu " : "",
-		     or(sget(res, "host.emulation.cpu"), ""),
-		     sget(res, "host.emulation.description") ? ")" : "");
+		     pms_json_get_str(res, "host.emulation.description") ? " (" : "",
+		     or(pms_json_get_str(res, "host.emulation.description"), ""),
+		     pms_json_get_str(res, "host.emulation.qemu_version") ? "; " : "",
+		     or(pms_json_get_str(res, "host.emulation.qemu_version"), ""),
+		     pms_json_get_str(res, "host.emulation.cpu") ? "; -cpu " : "",
+		     or(pms_json_get_str(res, "host.emulation.cpu"), ""),
+		     pms_json_get_str(res, "host.emulation.description") ? ")" : "");
 	} else if (bget(res, "host.hypervisor.detected")) {
 		fputc('\n', f);
 		para(f, "Caveat:   ", 10, "this ran under a hypervisor (%s): the guest's PMU is "
-		     "virtualised.", or(sget(res, "host.hypervisor.kind"), "unknown kind"));
+		     "virtualised.", or(pms_json_get_str(res, "host.hypervisor.kind"), "unknown kind"));
 	}
 	if (bget(res, "counter.substitute"))
 		para(f, "Caveat:   ", 10, "the counter is a substitute, not the hardware event "
-		     "asked for: %s", or(sget(res, "counter.substitute_reason"), "no reason given"));
+		     "asked for: %s", or(pms_json_get_str(res, "counter.substitute_reason"), "no reason given"));
 
 	fputc('\n', f);
 	st.st_size = 0;
 	stat(path, &st);
 	para(f, "Attach:   ", 10, "%s (the whole result, %lld bytes of JSON, schema version "
 	     "%s; its schema is results/schema/result.schema.json in pmustress)",
-	     base_name(path), (long long)st.st_size, vtext(get(res, "schema_version")));
+	     base_name(path), (long long)st.st_size, vtext(pms_json_get(res, "schema_version")));
 	return 0;
 }
 
@@ -1663,60 +1638,14 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 
 static int write_out(const char *path, const char *text, size_t len, char *why, size_t wl)
 {
-	char *tmp = NULL;
-	struct stat st;
-	size_t off = 0;
-	int fd, ret = 0;
+	int ret;
 
-	if (!path || !strcmp(path, "-")) {
-		if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
-			snprintf(why, wl, "stdout: %s", strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	/* A FIFO or a device is a stream somebody reads: written into, never replaced. */
-	if (!stat(path, &st) && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		tmp = NULL;
-	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(why, wl, "%s: %s", path, strerror(EISDIR));
-		return -1;
-	} else {
-		if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-			return -1;
-		fd = mkstemp(tmp);
-		if (fd >= 0 && fchmod(fd, 0644))
-			ret = -1;
-	}
-	if (fd < 0) {
-		snprintf(why, wl, "%s: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	while (!ret && off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			ret = -1;
-		else
-			off += (size_t)n;
-	}
-	if (!ret && tmp && fsync(fd))
-		ret = -1;
-	if (close(fd))
-		ret = -1;
-	if (!ret && tmp && rename(tmp, path))
-		ret = -1;
-	if (ret) {
-		snprintf(why, wl, "%s: %s", path, strerror(errno));
-		if (tmp)
-			unlink(tmp);
-	}
-	free(tmp);
-	return ret;
+	fflush(stdout);
+	ret = pms_write_atomic(path ? path : "-", text, len);
+	if (ret)
+		snprintf(why, wl, "%s: %s", path && strcmp(path, "-") ? path : "stdout",
+			 strerror(-ret));
+	return ret ? -1 : 0;
 }
 
 static void report_free(struct report *r)

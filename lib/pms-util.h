@@ -30,6 +30,23 @@ const char *pms_errno_name(int err);
  */
 int pms_json_write_atomic(json_object *obj, const char *path);
 
+/*
+ * pms_write_atomic - @len bytes of @buf to @path, the way
+ * pms_json_write_atomic() writes a result: "-" is stdout, a FIFO or a
+ * character device is written into, a directory is -EISDIR, anything else
+ * is replaced whole (temp file beside it, synced, renamed).
+ * Return: 0 or -errno.
+ */
+int pms_write_atomic(const char *path, const void *buf, size_t len);
+
+/*
+ * pms_json_get - the member at a dotted @path ("host.kernel.release"), or
+ * NULL when a step is missing or not an object; pms_json_get_str - the
+ * same, when it is a string.
+ */
+json_object *pms_json_get(json_object *o, const char *path);
+const char *pms_json_get_str(json_object *o, const char *path);
+
 /**
  * pms_json_write_new - like pms_json_write_atomic(), but never replaces a
  * file: when @path ("NAME.json") exists, NAME-2.json, NAME-3.json, ... are

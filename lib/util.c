@@ -93,8 +93,20 @@ static int write_text(int fd, json_object *obj)
 	return ret ? ret : write_all(fd, "\n", 1);
 }
 
-/* Write @obj to a fresh temp file beside @path, synced; *@tmp gets its name. */
-static int write_temp(json_object *obj, const char *path, char **tmp)
+/* What goes into a file: a JSON object (and a newline), or plain bytes. */
+struct payload {
+	json_object *obj;
+	const void *buf;
+	size_t len;
+};
+
+static int write_payload(int fd, const struct payload *p)
+{
+	return p->obj ? write_text(fd, p->obj) : write_all(fd, p->buf, p->len);
+}
+
+/* Write @p to a fresh temp file beside @path, synced; *@tmp gets its name. */
+static int write_temp(const struct payload *p, const char *path, char **tmp)
 {
 	int fd, ret;
 
@@ -106,7 +118,7 @@ static int write_temp(json_object *obj, const char *path, char **tmp)
 		free(*tmp);
 		return ret;
 	}
-	ret = write_text(fd, obj);
+	ret = write_payload(fd, p);
 	/* Results are for sharing: readable by others, like any report. */
 	if (!ret && fchmod(fd, 0644))
 		ret = -errno;
@@ -163,26 +175,29 @@ static int open_stream(const char *path, int *fd)
 	return 1;
 }
 
-int pms_json_write_atomic(json_object *obj, const char *path)
+static int write_atomic(const struct payload *p, const char *path)
 {
+	struct stat st;
 	char *tmp, *dest;
 	int ret, fd;
 
 	if (!strcmp(path, "-"))
-		return write_text(STDOUT_FILENO, obj);
+		return write_payload(STDOUT_FILENO, p);
 	ret = open_stream(path, &fd);
 	if (ret < 0)
 		return ret;
 	if (ret) {
-		ret = write_text(fd, obj);
+		ret = write_payload(fd, p);
 		if (close(fd) && !ret)
 			ret = -errno;
 		return ret;
 	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
 	dest = replace_path(path);
 	if (!dest)
 		return -ENOMEM;
-	ret = write_temp(obj, dest, &tmp);
+	ret = write_temp(p, dest, &tmp);
 	if (!ret) {
 		if (rename(tmp, dest)) {
 			ret = -errno;
@@ -194,6 +209,48 @@ int pms_json_write_atomic(json_object *obj, const char *path)
 	return ret;
 }
 
+int pms_json_write_atomic(json_object *obj, const char *path)
+{
+	struct payload p = { .obj = obj };
+
+	return write_atomic(&p, path);
+}
+
+int pms_write_atomic(const char *path, const void *buf, size_t len)
+{
+	struct payload p = { .buf = buf, .len = len };
+
+	return write_atomic(&p, path);
+}
+
+json_object *pms_json_get(json_object *o, const char *path)
+{
+	char key[128];
+	const char *dot;
+	size_t n;
+
+	while (o && path && *path) {
+		dot = strchr(path, '.');
+		n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path = dot ? dot + 1 : NULL;
+	}
+	return o;
+}
+
+const char *pms_json_get_str(json_object *o, const char *path)
+{
+	json_object *v = pms_json_get(o, path);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
 int pms_json_write_new(json_object *obj, char *path, size_t len)
 {
 	char base[4096], *tmp;
@@ -203,7 +260,7 @@ int pms_json_write_new(json_object *obj, char *path, size_t len)
 	if (blen >= sizeof(base) || blen < 5 || strcmp(path + blen - 5, ".json"))
 		return -EINVAL;
 	snprintf(base, sizeof(base), "%.*s", (int)(blen - 5), path);
-	ret = write_temp(obj, path, &tmp);
+	ret = write_temp(&(struct payload){ .obj = obj }, path, &tmp);
 	if (ret)
 		return ret;
 	/* link() never replaces: the first free name wins, atomically. */

@@ -210,9 +210,43 @@ static void test_upper_bound(void)
 	is_u64(PMS_UPPER_BOUND(log, 0, t, 1000), 0, "upper bound: empty: 0");
 }
 
+static void test_bytes_and_paths(void)
+{
+	char dir[] = "/tmp/pms-util-XXXXXX", path[600], buf[64] = "", cmd[600];
+	json_object *o = json_tokener_parse("{\"host\": {\"kernel\": {\"release\": \"6.1\", "
+					    "\"n\": 3}}, \"s\": \"x\"}");
+	FILE *f;
+
+	is_str(pms_json_get_str(o, "host.kernel.release"), "6.1", "get_str: a dotted path");
+	ok(pms_json_get(o, "host.kernel.n") && !pms_json_get_str(o, "host.kernel.n"),
+	   "get finds a number, get_str refuses it");
+	ok(!pms_json_get(o, "host.nope.release") && !pms_json_get(o, "s.deeper"),
+	   "a missing step, or a step through a string: NULL");
+	ok(pms_json_get(o, "") == o, "the empty path is the object itself");
+	json_object_put(o);
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	ok(!pms_write_atomic(path, "first\n", 6) && !pms_write_atomic(path, "second", 6),
+	   "write_atomic: a file written, then replaced");
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	is_str(buf, "second", "the replacement is whole");
+	ok(pms_write_atomic(dir, "x", 1) == -EISDIR, "a directory: EISDIR, nothing written");
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | wc -l) -eq 1 && rm -rf '%s'", dir, dir);
+	ok(!system(cmd), "no temp file left beside it");
+}
+
 int main(void)
 {
 	test_write_new();
+	test_bytes_and_paths();
 	test_targets();
 	test_helpers();
 	test_upper_bound();
