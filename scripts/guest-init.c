@@ -21,7 +21,9 @@
  * ignored.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 /* Guest seconds one command may take before it is killed: a hung command
  * must not cost the results of the ones after it. */
 #define COMMAND_LIMIT_S 300
+#define SUITE_LIMIT_S 3600	/* a suite: each of its runs has its own limit */
 
 static volatile pid_t child;
 
@@ -154,11 +157,48 @@ static int set_sysctl(const char *arg)
 	return 0;
 }
 
+/*
+ * A suite ("NAME run --suite S ..." or "NAME run all ...") writes a run
+ * directory: every JSON in it (index.json and one result per run) goes out
+ * as NAME/STEM.  Its logs stay in the guest.
+ */
+static bool is_suite(char **argv, int argc)
+{
+	return argc > 2 && !strcmp(argv[1], "run") &&
+	       (!strcmp(argv[2], "--suite") || !strcmp(argv[2], "all"));
+}
+
+static void emit_run_dir(const char *name, const char *dir, int status)
+{
+	struct dirent **names = NULL;
+	char path[512], out[256];
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0) {
+		printf(PREFIX " missing name=%s/index status=%d\n", name, status);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const char *f = names[i]->d_name;
+		size_t len = strlen(f);
+
+		if (len > 5 && !strcmp(f + len - 5, ".json")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, f);
+			snprintf(out, sizeof(out), "%s/%.*s", name, (int)(len - 5), f);
+			emit_file(out, path, status);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
 /* "NAME ARG ARG ...": run /pms/pmustress ARGS --json /tmp/NAME.json. */
 static void run_line(char *line)
 {
-	char *argv[64], *name, *tok, json[128];
+	char *argv[64], *name, *tok, json[128], rundir[160];
 	int argc = 0, status;
+	bool suite;
 	pid_t pid;
 
 	name = strtok(line, " \t\n");
@@ -168,7 +208,12 @@ static void run_line(char *line)
 	while ((tok = strtok(NULL, " \t\n")) && argc < 60)
 		argv[argc++] = tok;
 	snprintf(json, sizeof(json), "/tmp/%s.json", name);
-	if (strcmp(argv[1], "probe")) {
+	snprintf(rundir, sizeof(rundir), "/tmp/%s.d", name);
+	suite = is_suite(argv, argc);
+	if (suite) {
+		argv[argc++] = "--out";
+		argv[argc++] = rundir;
+	} else if (strcmp(argv[1], "probe")) {
 		argv[argc++] = "--json";
 		argv[argc++] = json;
 	}
@@ -190,7 +235,7 @@ static void run_line(char *line)
 		return;
 	}
 	child = pid;
-	alarm(COMMAND_LIMIT_S);
+	alarm(suite ? SUITE_LIMIT_S : COMMAND_LIMIT_S);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			printf(PREFIX " missing name=%s status=-1\n", name);
@@ -201,8 +246,12 @@ static void run_line(char *line)
 	child = 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		printf(PREFIX " note name=%s killed after %d guest seconds\n", name,
-		       COMMAND_LIMIT_S);
-	emit_file(name, json, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		       suite ? SUITE_LIMIT_S : COMMAND_LIMIT_S);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (suite)
+		emit_run_dir(name, rundir, status);
+	else
+		emit_file(name, json, status);
 }
 
 int main(int argc, char **argv)
