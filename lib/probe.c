@@ -1558,47 +1558,77 @@ json_object *pms_probe_host(const struct pms_probe_cfg *cfg)
 
 /* ---- PID namespaces, kernel configuration, Arm SPE (the pidns scenario) */
 
-/* Scan @f for "NAME=value"; Return: 1 y, 2 m, 0 not set or absent. */
-static int kconfig_scan(FILE *f, const char *name)
-{
-	char line[512];
-	size_t n = strlen(name);
-
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, n) && line[n] == '=')
-			return line[n + 1] == 'y' ? 1 : line[n + 1] == 'm' ? 2 : 0;
-	}
-	return 0;
-}
-
-int pms_kconfig(const char *name, char *src, size_t len)
+/*
+ * The running kernel's configuration as a stream: /boot/config-RELEASE, else
+ * /proc/config.gz through gzip -dc (no zlib here for one file: gzip is on
+ * every distribution that ships one).  @src gets the file's name; *@piped
+ * says which to close it with (kconfig_close).  Return: NULL when neither
+ * can be read.
+ */
+static FILE *kconfig_open(char *src, size_t len, bool *piped)
 {
 	struct utsname u;
 	char path[PATH_MAX];
 	FILE *f;
-	int v;
 
 	src[0] = '\0';
+	*piped = false;
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
 		f = fopen(path, "re");
 		if (f) {
-			v = kconfig_scan(f, name);
-			fclose(f);
 			snprintf(src, len, "%s", path);
-			return v;
+			return f;
 		}
 	}
 	if (access("/proc/config.gz", R_OK))
-		return -ENOENT;
-	/* No zlib here for one file: gzip is on every distribution that ships one. */
+		return NULL;
 	f = popen("gzip -dc /proc/config.gz 2>/dev/null", "re");
+	if (!f)
+		return NULL;
+	*piped = true;
+	snprintf(src, len, "/proc/config.gz");
+	return f;
+}
+
+/* Close what kconfig_open() gave.  Return: 0, or -EIO when gzip failed. */
+static int kconfig_close(FILE *f, bool piped)
+{
+	if (!piped)
+		return fclose(f) ? -EIO : 0;
+	return pclose(f) ? -EIO : 0;
+}
+
+/*
+ * Scan @f for "NAME=value" to its end (a pipe left half read would kill
+ * gzip with SIGPIPE, and pclose() would call that a failure).
+ * Return: 1 y, 2 m, 0 not set or absent.
+ */
+static int kconfig_scan(FILE *f, const char *name)
+{
+	char line[512];
+	size_t n = strlen(name);
+	int v = 0;
+
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == '=')
+			v = line[n + 1] == 'y' ? 1 : line[n + 1] == 'm' ? 2 : 0;
+	return v;
+}
+
+int pms_kconfig(const char *name, char *src, size_t len)
+{
+	bool piped;
+	FILE *f = kconfig_open(src, len, &piped);
+	int v;
+
 	if (!f)
 		return -ENOENT;
 	v = kconfig_scan(f, name);
-	if (pclose(f))
+	if (kconfig_close(f, piped)) {
+		src[0] = '\0';
 		return -ENOENT;
-	snprintf(src, len, "/proc/config.gz");
+	}
 	return v;
 }
 
@@ -1616,36 +1646,19 @@ static int hash_stream(FILE *f, struct pms_sha256 *s)
 int pms_kconfig_sha256(char hex[65], char *src, size_t len)
 {
 	struct pms_sha256 s;
-	struct utsname u;
-	char path[PATH_MAX];
-	FILE *f;
+	bool piped;
+	FILE *f = kconfig_open(src, len, &piped);
 	int ret;
 
-	src[0] = '\0';
-	pms_sha256_init(&s);
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		f = fopen(path, "re");
-		if (f) {
-			ret = hash_stream(f, &s);
-			fclose(f);
-			if (ret)
-				return ret;
-			pms_sha256_hex(&s, hex);
-			snprintf(src, len, "%s", path);
-			return 0;
-		}
-	}
-	if (access("/proc/config.gz", R_OK))
-		return -ENOENT;
-	f = popen("gzip -dc /proc/config.gz 2>/dev/null", "re");
 	if (!f)
 		return -ENOENT;
+	pms_sha256_init(&s);
 	ret = hash_stream(f, &s);
-	if (pclose(f) || ret)
+	if (kconfig_close(f, piped) || ret) {
+		src[0] = '\0';
 		return -EIO;
+	}
 	pms_sha256_hex(&s, hex);
-	snprintf(src, len, "/proc/config.gz");
 	return 0;
 }
 

@@ -505,6 +505,31 @@ static void test_live(void)
 	json_object_put(root);
 }
 
+/*
+ * The running kernel's configuration, when this machine has one: an option
+ * found in its first lines (the read must still go to the end, or gzip dies
+ * of SIGPIPE and a found option reads as "no configuration"), one that is
+ * not set, and the hash of the same text.
+ */
+static void test_kconfig(void)
+{
+	char src[4096], src2[4096], hex[65], boot[300];
+	struct utsname u;
+	int first;
+
+	snprintf(boot, sizeof(boot), "/boot/config-%s", uname(&u) ? "?" : u.release);
+	if (access(boot, R_OK) && access("/proc/config.gz", R_OK)) {
+		ok(1, "# SKIP no %s nor /proc/config.gz here", boot);
+		return;
+	}
+	first = pms_kconfig("CONFIG_CC_VERSION_TEXT", src, sizeof(src));
+	ok(first == 1 || first == 0, "an option near the top is read (%d from %s)", first, src);
+	ok(pms_kconfig("CONFIG_NO_SUCH_OPTION_PMS", src, sizeof(src)) == 0,
+	   "an absent option: 0, not an error");
+	ok(!pms_kconfig_sha256(hex, src2, sizeof(src2)) && strlen(hex) == 64 && !strcmp(src, src2),
+	   "the configuration's hash, from the same file (%s)", src2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : getenv("PMS_FIXTURES");
@@ -525,5 +550,6 @@ int main(int argc, char **argv)
 		ok(0, "mkdtemp: %s", strerror(errno));
 	}
 	test_live();
+	test_kconfig();
 	return tap_done();
 }
