@@ -864,6 +864,8 @@ struct pn_state {
 	struct pidns_spe_session spe_inside;	/* pid 1's, as it sent it */
 	bool spe_inside_ran, spe_inside_sent, spe_root_started;
 	bool our_ns_initial;	/* this process is in the initial PID namespace */
+	int pid_in_contextidr;	/* CONFIG_PID_IN_CONTEXTIDR: 1 y, 0 not, -1 unknown */
+	json_object *spe_pmus;	/* arm_spe PMUs under run->devices */
 	bool capable;		/* this process may see kernel data (CAP_PERFMON or root) */
 	bool userns;		/* --userns: CLONE_NEWUSER too */
 	char exclude_source[96];
@@ -963,24 +965,21 @@ static enum pms_status pn_setup(struct pms_run *run)
 		}
 	}
 	{
-		json_object *spe = pms_probe_spe(run->devices), *em;
-		bool emulated = json_object_object_get_ex(run->host, "emulated", &em) && em &&
-				json_object_get_boolean(em);
+		json_object *em = pms_json_get(run->host, "emulated");
+		json_object *ini = pms_json_get(run->host, "pid_namespace.initial");
+		const char *cx = pms_json_get_str(run->host, "config_pid_in_contextidr.value");
 
-		st->spe = spe && json_object_array_length(spe) > 0;
+		/* The SPE PMUs of --devices (tests name a fake tree), kept for the result. */
+		st->spe_pmus = pms_probe_spe(run->devices);
+		st->spe = st->spe_pmus && json_object_array_length(st->spe_pmus) > 0;
 		if (!st->spe)
 			snprintf(st->spe_why, sizeof(st->spe_why), "no arm_spe PMU in %s%s: the "
-				 "SPE part did not run, the rest did", run->devices, emulated ?
-				 " (this looks like an emulated machine: QEMU's emulated CPUs "
-				 "have no SPE)" : "");
-		json_object_put(spe);
-	}
-	{
-		json_object *ns = pms_probe_pid_namespace(), *ini;
-
-		st->our_ns_initial = ns && json_object_object_get_ex(ns, "initial", &ini) && ini &&
-				     json_object_get_boolean(ini);
-		json_object_put(ns);
+				 "SPE part did not run, the rest did", run->devices,
+				 em && json_object_get_boolean(em) ? " (this looks like an "
+				 "emulated machine: QEMU's emulated CPUs have no SPE)" : "");
+		/* The rest the probe of the host block has read already. */
+		st->our_ns_initial = ini && json_object_get_boolean(ini);
+		st->pid_in_contextidr = !cx ? -1 : !strcmp(cx, "y");
 		/* Effective root stands for CAP_PERFMON here: the SPE driver's test. */
 		st->capable = geteuid() == 0;
 	}
@@ -1482,12 +1481,6 @@ static json_object *route_json(const struct pn_state *st, enum pn_view v)
 }
 
 /* The Arm SPE part: where it could run, and what each session saw. */
-static int kconfig_contextidr(char *src, size_t len)
-{
-	int kc = pms_kconfig("CONFIG_PID_IN_CONTEXTIDR", src, len);
-
-	return kc == -ENOENT ? -1 : kc == 1 ? 1 : 0;
-}
 
 /* Judge one session's Context packets; false when there was nothing to judge. */
 static bool spe_judge_one(const struct pn_state *st, const struct pidns_spe_session *ses,
@@ -1499,14 +1492,13 @@ static bool spe_judge_one(const struct pn_state *st, const struct pidns_spe_sess
 		.root_pids = root, .nr_root = 1, .ns_pids = ns, .nr_ns = 1,
 		/* pid 1 is in a child namespace; this process may itself be in one */
 		.opener_in_root_ns = v == PN_ROOT && st->our_ns_initial,
+		.pid_in_contextidr = st->pid_in_contextidr,
 		.perfmon_capable = st->capable && !(v == PN_INSIDE && st->userns),
 	};
-	char src[256];
 
 	memset(vd, 0, sizeof(*vd));
 	if (ses->err)
 		return false;
-	e.pid_in_contextidr = kconfig_contextidr(src, sizeof(src));
 	pidns_spe_judge(&ses->sum, &e, vd);
 	return true;
 }
@@ -1553,18 +1545,15 @@ static json_object *spe_session_json(const struct pn_state *st,
 
 static json_object *spe_json(const struct pms_run *run, const struct pn_state *st)
 {
-	json_object *o = json_object_new_object(), *k = json_object_new_object(), *x;
-	char src[256];
-	int kc = pms_kconfig("CONFIG_PID_IN_CONTEXTIDR", src, sizeof(src));
+	json_object *o = json_object_new_object(), *x;
 	bool ran_root = st->spe && st->spe_root_started && st->v[PN_ROOT].on;
 	bool measured = (ran_root && !st->spe_root.out.err) ||
 			(st->spe_inside_ran && !st->spe_inside.err);
 
-	json_object_object_add(k, "value", kc == -ENOENT ? NULL : jstr(kc == 1 ? "y" : kc == 2 ?
-									"m" : "not set"));
-	json_object_object_add(k, "source", src[0] ? jstr(src) : NULL);
-	json_object_object_add(o, "config_pid_in_contextidr", k);
-	json_object_object_add(o, "pmus", pms_probe_spe(run->devices));
+	/* As the host block has them (value, source): one read of the configuration. */
+	json_object_object_add(o, "config_pid_in_contextidr", json_object_get(
+		pms_json_get(run->host, "config_pid_in_contextidr")));
+	json_object_object_add(o, "pmus", json_object_get(st->spe_pmus));
 	json_object_object_add(o, "ran", json_object_new_boolean(measured));
 	json_object_object_add(o, "reason", jstr(st->spe ? "SPE sessions from each observer in "
 		"turn, on the workload's main thread" : st->spe_why));
@@ -2047,6 +2036,7 @@ static void pn_teardown(struct pms_run *run)
 	if (st->init_pid > 0 && !st->init_reaped)
 		reap_init(st, 0);
 	spe_join(&st->spe_root);
+	json_object_put(st->spe_pmus);
 	obs_close(&st->root);
 	if (st->sock >= 0)
 		close(st->sock);
