@@ -23,6 +23,7 @@
 
 #include "pms-auxabi.h"
 #include "pms-event.h"
+#include "pms-util.h"
 
 #define PMS_SYSFS_EVENT_SOURCE	"/sys/bus/event_source/devices"
 /* format/ and events/ files hold one short line; anything longer is not one. */
@@ -195,42 +196,6 @@ static int sysfs_path(char *buf, size_t len, const char *root, const char *pmu,
 	return 0;
 }
 
-/* Read a one-line sysfs file into @buf, without the trailing newline. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	size_t used = 0;
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (used < len - 1) {
-		n = read(fd, buf + used, len - 1 - used);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto out;
-		}
-		if (!n)
-			break;
-		used += n;
-	}
-	buf[used] = '\0';
-	if (used == len - 1) {
-		char extra;
-
-		if (read(fd, &extra, 1) > 0)
-			ret = -EOVERFLOW;
-	}
-	while (used && isspace((unsigned char)buf[used - 1]))
-		buf[--used] = '\0';
-out:
-	close(fd);
-	return ret;
-}
-
 static int read_pmu_file(const char *root, const char *pmu, const char *dir,
 			 const char *name, char *buf, size_t len)
 {
@@ -240,7 +205,7 @@ static int read_pmu_file(const char *root, const char *pmu, const char *dir,
 	ret = sysfs_path(path, sizeof(path), root, pmu, dir, name);
 	if (ret)
 		return ret;
-	ret = read_line(path, buf, len);
+	ret = pms_read_line(path, buf, len);
 	/* A PMU without an events/ or format/ directory simply has none. */
 	if (ret == -ENOTDIR || ret == -EISDIR)
 		ret = -ENOENT;

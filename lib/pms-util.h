@@ -92,6 +92,13 @@ json_object *pms_json_read_file(const char *path, char *err, size_t errlen);
 /* Read a small text file into @buf, trailing newline stripped. Return length or -errno. */
 int pms_read_text(const char *path, char *buf, size_t len);
 
+/*
+ * pms_read_line - a one-line file (sysfs) into @buf, without its trailing
+ * white space.  Return: 0, -errno of open/read, or -EOVERFLOW when more
+ * than @len - 1 bytes are there (@buf holds the first of them).
+ */
+int pms_read_line(const char *path, char *buf, size_t len);
+
 /**
  * pms_parse_duration_ns - "10", "10s", "500ms", "250us", "100ns", "2m".
  * A bare number means @bare_unit_ns units.

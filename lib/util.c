@@ -4,6 +4,7 @@
  * files, number parsing, binary search of a time-ordered log.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <sys/file.h>
 #include <stdarg.h>
@@ -503,6 +504,41 @@ int pms_read_text(const char *path, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+int pms_read_line(const char *path, char *buf, size_t len)
+{
+	size_t used = 0;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (used < len - 1) {
+		n = read(fd, buf + used, len - 1 - used);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out;
+		}
+		if (!n)
+			break;
+		used += n;
+	}
+	buf[used] = '\0';
+	if (used == len - 1) {
+		char extra;
+
+		if (read(fd, &extra, 1) > 0)
+			ret = -EOVERFLOW;
+	}
+	while (used && isspace((unsigned char)buf[used - 1]))
+		buf[--used] = '\0';
+out:
+	close(fd);
+	return ret;
 }
 
 int pms_parse_u64(const char *s, uint64_t *out)

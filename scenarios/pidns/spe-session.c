@@ -31,70 +31,6 @@
 
 /* ---- sysfs */
 
-static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/* Append to a sentence being built; what does not fit is cut. */
-static void add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strnlen(buf, len);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * A one-line sysfs file into @buf without its trailing white space.
- * Return: 0, -errno of open/read, or -EOVERFLOW for more than a line.
- */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	size_t used = 0;
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		n = read(fd, buf + used, len - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		used += (size_t)n;
-		if (!n || used == len - 1)
-			break;
-	}
-	buf[used] = '\0';
-	if (!ret && used == len - 1) {
-		char extra;
-
-		if (read(fd, &extra, 1) > 0)
-			ret = -EOVERFLOW;
-	}
-	close(fd);
-	while (used && isspace((unsigned char)buf[used - 1]))
-		buf[--used] = '\0';
-	return ret;
-}
-
 /* A decimal number and nothing else.  Return: 0 or -EINVAL. */
 static int parse_dec(const char *s, uint64_t max, uint64_t *out)
 {
@@ -155,19 +91,21 @@ static int set_term(const char *devices, struct pidns_spe_cfg *cfg, const char *
 	int ret, bit;
 
 	snprintf(path, sizeof(path), "%s/%s/format/%s", devices, cfg->pmu, term);
-	ret = read_line(path, line, sizeof(line));
+	ret = pms_read_line(path, line, sizeof(line));
 	if (ret == -ENOENT) {
-		add(note, len, "%s%s", *note ? ", " : "", term);
+		size_t pos = strlen(note);
+
+		pms_append(note, len, &pos, "%s%s", *note ? ", " : "", term);
 		return 0;
 	}
 	if (ret) {
-		say(cfg->why, sizeof(cfg->why), "cannot read %s/format/%s: %s", cfg->pmu, term,
+		snprintf(cfg->why, sizeof(cfg->why), "cannot read %s/format/%s: %s", cfg->pmu, term,
 		    strerror(-ret));
 		return -EINVAL;
 	}
 	bit = parse_bit(line);
 	if (bit < 0) {
-		say(cfg->why, sizeof(cfg->why), "%s/format/%s is '%.40s', not one bit of config",
+		snprintf(cfg->why, sizeof(cfg->why), "%s/format/%s is '%.40s', not one bit of config",
 		    cfg->pmu, term, line);
 		return -EINVAL;
 	}
@@ -182,13 +120,14 @@ int pidns_spe_find(const char *devices, struct pidns_spe_cfg *cfg)
 	unsigned int found = 0;
 	struct dirent *d;
 	bool ts, jitter;
+	size_t pos = 0;
 	DIR *dir;
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	dir = opendir(devices);
 	if (!dir) {
-		say(cfg->why, sizeof(cfg->why), "no arm_spe PMU: cannot read %s: %s", devices,
+		snprintf(cfg->why, sizeof(cfg->why), "no arm_spe PMU: cannot read %s: %s", devices,
 		    strerror(errno));
 		return -ENOENT;
 	}
@@ -201,14 +140,14 @@ int pidns_spe_find(const char *devices, struct pidns_spe_cfg *cfg)
 	}
 	closedir(dir);
 	if (!found) {
-		say(cfg->why, sizeof(cfg->why), "no arm_spe PMU under %s", devices);
+		snprintf(cfg->why, sizeof(cfg->why), "no arm_spe PMU under %s", devices);
 		return -ENOENT;
 	}
 
 	snprintf(path, sizeof(path), "%s/%s/type", devices, cfg->pmu);
-	ret = read_line(path, line, sizeof(line));
+	ret = pms_read_line(path, line, sizeof(line));
 	if (ret || parse_dec(line, UINT32_MAX, &v)) {
-		say(cfg->why, sizeof(cfg->why), "%s/type: %s", cfg->pmu,
+		snprintf(cfg->why, sizeof(cfg->why), "%s/type: %s", cfg->pmu,
 		    ret ? strerror(-ret) : "not a number");
 		return -EINVAL;
 	}
@@ -226,30 +165,32 @@ int pidns_spe_find(const char *devices, struct pidns_spe_cfg *cfg)
 	jitter = ret;
 
 	snprintf(path, sizeof(path), "%s/%s/caps/min_interval", devices, cfg->pmu);
-	ret = read_line(path, line, sizeof(line));
+	ret = pms_read_line(path, line, sizeof(line));
 	if (ret && ret != -ENOENT) {
-		say(cfg->why, sizeof(cfg->why), "cannot read %s/caps/min_interval: %s", cfg->pmu,
+		snprintf(cfg->why, sizeof(cfg->why), "cannot read %s/caps/min_interval: %s", cfg->pmu,
 		    strerror(-ret));
 		return -EINVAL;
 	}
 	if (!ret && (parse_dec(line, UINT32_MAX, &min_interval) || !min_interval)) {
-		say(cfg->why, sizeof(cfg->why), "%s/caps/min_interval is '%.40s', not a period",
+		snprintf(cfg->why, sizeof(cfg->why), "%s/caps/min_interval is '%.40s', not a period",
 		    cfg->pmu, line);
 		return -EINVAL;
 	}
 	cfg->period = min_interval > PIDNS_SPE_MIN_PERIOD ? min_interval : PIDNS_SPE_MIN_PERIOD;
 	cfg->aux_bytes = PIDNS_SPE_AUX_DEFAULT;
 
-	say(cfg->why, sizeof(cfg->why), "%s (type %" PRIu32 ", %u arm_spe PMU%s): config 0x%" PRIx64
-	    " (%s), period %" PRIu64, cfg->pmu, cfg->type, found, found > 1 ? "s" : "",
-	    cfg->config, ts && jitter ? "ts_enable, jitter" : ts ? "ts_enable" :
-	    jitter ? "jitter" : "no term", cfg->period);
+	pms_append(cfg->why, sizeof(cfg->why), &pos, "%s (type %" PRIu32 ", %u arm_spe PMU%s): "
+		   "config 0x%" PRIx64 " (%s), period %" PRIu64, cfg->pmu, cfg->type, found,
+		   found > 1 ? "s" : "", cfg->config, ts && jitter ? "ts_enable, jitter" :
+		   ts ? "ts_enable" : jitter ? "jitter" : "no term", cfg->period);
 	if (min_interval)
-		add(cfg->why, sizeof(cfg->why), " (min_interval %" PRIu64 ")", min_interval);
+		pms_append(cfg->why, sizeof(cfg->why), &pos, " (min_interval %" PRIu64 ")",
+			   min_interval);
 	else
-		add(cfg->why, sizeof(cfg->why), " (no caps/min_interval)");
+		pms_append(cfg->why, sizeof(cfg->why), &pos, " (no caps/min_interval)");
 	if (*note)
-		add(cfg->why, sizeof(cfg->why), "; not in format/, left out: %s", note);
+		pms_append(cfg->why, sizeof(cfg->why), &pos, "; not in format/, left out: %s",
+			   note);
 	return 0;
 }
 
@@ -655,7 +596,7 @@ int pidns_spe_session_run(const struct pidns_spe_cfg *cfg, pid_t tid, uint64_t n
 	}
 	pidns_spe_session_summarize(buf, &s.pos, out);
 	if (!out->err)
-		say(out->why, sizeof(out->why), "%s: %" PRIu64 " ms, %" PRIu64 " AUX records, %"
+		snprintf(out->why, sizeof(out->why), "%s: %" PRIu64 " ms, %" PRIu64 " AUX records, %"
 		    PRIu64 " bytes copied, %" PRIu64 " dropped, %" PRIu64 " SPE records",
 		    pidns_spe_stop_name(out->stop), out->ns / 1000000, out->aux_records,
 		    out->aux_bytes, out->aux_dropped, out->sum.records);
