@@ -34,7 +34,6 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
 #define INDEX_SCHEMA_VERSION 1
 /* A run's default time limit: twice its --duration and a minute for set-up and analysis. */
 #define DEFAULT_GRACE_NS (60 * NS_PER_S)

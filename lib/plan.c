@@ -13,7 +13,6 @@
 #include "pms-plan.h"
 #include "pms-util.h"
 
-#define NS_PER_S 1000000000ull
 #define TIMEOUT_MAX_NS (48 * 3600 * NS_PER_S)
 
 static const char *const outcome_names[PMS_NR_OUTCOMES] = {

@@ -10,6 +10,11 @@
 #define PMS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* CLOCK_MONOTONIC in ns: the one clock signals, rebinds and samples share. */
+/* Nanoseconds per microsecond, millisecond and second. */
+#define NS_PER_US 1000ull
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+
 uint64_t pms_now_ns(void);
 
 /* "2026-11-21T22:11:57Z" into @buf (>= 21 bytes); compact=true gives "20261121T221157Z". */

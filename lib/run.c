@@ -21,8 +21,6 @@
 #include "pms-thread.h"
 #include "pms-util.h"
 
-#define NS_PER_S 1000000000ull
-
 const struct pms_opt_desc pms_common_opts[] = {
 	{ .name = "duration", .type = PMS_OPT_DURATION, .def = "10s", .min = 1000000,
 	  .max = 86400 * NS_PER_S, .arg = "TIME", .help = "how long to count (10s, 500ms, 2m, 1h)" },

@@ -27,7 +27,6 @@ const char *const pms_preempt_kinds[] = { "thread", "process", NULL };
 /* Runs set up in this process: each its own generation, never 0. */
 static unsigned int generation;
 
-#define NS_PER_S 1000000000ull
 /* A stop waits this long for a thread before leaving it behind. */
 #define STOP_WAIT_NS (2 * NS_PER_S)
 

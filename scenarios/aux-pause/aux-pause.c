@@ -40,7 +40,6 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
 #define MAX_WORKERS 64
 #define RING_PAGES 64		/* data pages: PERF_RECORD_AUX and trigger samples */
 

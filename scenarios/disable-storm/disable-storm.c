@@ -26,8 +26,6 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
-
 enum ds_toggler { DS_THREAD, DS_SELF, DS_HANDLER };
 enum ds_mover { DS_MOVER_NONE, DS_MOVER_HWLOC, DS_MOVER_TASKSET };
 enum ds_sem_choice { DS_SEM_AUTO, DS_SEM_KEEPS, DS_SEM_RESTARTS };

@@ -34,7 +34,6 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
 #define TICK_NS 100000000ull
 /* Calls of the workload with no change of the count that mean "it stopped". */
 #define STALL_STEPS 2000

@@ -22,8 +22,6 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
-
 static const char *const mover_kinds[] = { "hwloc", "taskset", NULL };
 
 static const struct pms_opt_desc lo_opts[] = {

@@ -60,11 +60,7 @@
 #include "rules.h"
 #include "spe-session.h"
 
-#define NS_PER_US 1000ull
-#define NS_PER_MS 1000000ull
-#define NS_PER_S 1000000000ull
 #define PN_MAX_CPUS 256
-#define PN_RING_PAGES 64		/* per event: 256 KiB with 4 KiB pages */
 #define PN_CHUNK 32768			/* ring bytes per message */
 #define PN_BP_WRITES 200		/* watchpoint hits per routing check */
 #define PN_MAX_SIDEBAND (1u << 20)	/* side-band records kept per view */

@@ -50,7 +50,6 @@
 #include "rules.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
 #define TICK_NS 5000000ull		/* the supervisor's poll */
 #define JOIN_GRACE_NS (2 * NS_PER_S)	/* for a thread asked to stop, event disabled */
 #define EXEC_GRACE_NS (10 * NS_PER_S)	/* fork + exec + helper, whatever the event does */

@@ -31,7 +31,6 @@
 #include "pms-util.h"
 #include "scenarios.h"
 
-#define NS_PER_S 1000000000ull
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define FAULT_PAGES 4096	/* page-fault entry: one madvise per this many faults */
 

@@ -38,7 +38,6 @@
 #include "pms-perf.h"
 #include "pms-util.h"
 
-#define NS_PER_S 1000000000ull
 #define EXIT_RAN 0
 #define EXIT_COULD_NOT 1
 #define EXIT_SKIP 4
