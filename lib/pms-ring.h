@@ -27,6 +27,13 @@ struct pms_ring_counts {
 	uint64_t bytes;
 };
 
+/*
+ * pms_ring_copy - @len bytes (at most @size) at offset @off of a ring of
+ * @size bytes (a power of two) into @dst; the offset is taken modulo @size
+ * and the bytes may wrap past the end (perf's data and AUX areas).
+ */
+void pms_ring_copy(const void *ring, uint64_t size, uint64_t off, void *dst, size_t len);
+
 /**
  * pms_ring_parse - parse the records between @tail and @head of a perf ring
  * buffer's data area.

@@ -16,9 +16,9 @@
 			  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
 			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
-/* Copy @len bytes at ring offset @off, which may wrap past the end. */
-static void ring_copy(const uint8_t *data, uint64_t size, uint64_t off, void *dst, size_t len)
+void pms_ring_copy(const void *ring, uint64_t size, uint64_t off, void *dst, size_t len)
 {
+	const uint8_t *data = ring;
 	uint64_t pos = off & (size - 1);
 	size_t first = len;
 
@@ -79,7 +79,7 @@ int64_t pms_ring_parse_kept(const void *data, uint64_t size, uint64_t tail, uint
 	/* A record is at most 64 KiB (u16 size); ours are far smaller. */
 	uint64_t buf[8192];
 
-	/* A ring smaller than a record header would have ring_copy() read past it. */
+	/* A ring smaller than a record header would have pms_ring_copy() read past it. */
 	if (size < sizeof(struct perf_event_header) || (size & (size - 1)) ||
 	    (sample_type & ~(uint64_t)SUPPORTED_SAMPLE))
 		return -EINVAL;
@@ -87,7 +87,7 @@ int64_t pms_ring_parse_kept(const void *data, uint64_t size, uint64_t tail, uint
 	 * The rings are mapped writable, so the kernel never writes over
 	 * unread data and head is at most @size past tail.  Further means the
 	 * records are not all there; reading them anyway would take
-	 * ring_copy() past the data area.
+	 * pms_ring_copy() past the data area.
 	 */
 	if (tail < head && head - tail > size)
 		return -EBADMSG;
@@ -98,11 +98,11 @@ int64_t pms_ring_parse_kept(const void *data, uint64_t size, uint64_t tail, uint
 
 		if (head - tail < sizeof(h))
 			return -EBADMSG;
-		ring_copy(data, size, tail, &h, sizeof(h));
+		pms_ring_copy(data, size, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail)
 			return -EBADMSG;
 		body = h.size - sizeof(h);
-		ring_copy(data, size, tail + sizeof(h), buf, body);
+		pms_ring_copy(data, size, tail + sizeof(h), buf, body);
 		r.type = h.type;
 		switch (h.type) {
 		case PERF_RECORD_SAMPLE:

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "pms-ring.h"
 #include "records.h"
 
 int pn_ring_map(struct pn_ring *r, int fd, unsigned int pages)
@@ -38,18 +39,6 @@ void pn_ring_unmap(struct pn_ring *r)
 	r->base = NULL;
 }
 
-/* @n bytes at ring offset @pos (modulo the data size) into @out. */
-static void ring_copy(const struct pn_ring *r, const uint8_t *data, uint64_t pos, void *out,
-		      size_t n)
-{
-	uint64_t at = pos & (r->data_size - 1);
-	size_t first = (size_t)(r->data_size - at) < n ? (size_t)(r->data_size - at) : n;
-
-	memcpy(out, data + at, first);
-	if (first < n)
-		memcpy((uint8_t *)out + first, data, n - first);
-}
-
 long pn_ring_take(struct pn_ring *r, void *out, size_t cap)
 {
 	struct perf_event_mmap_page *pg = r->base;
@@ -68,12 +57,12 @@ long pn_ring_take(struct pn_ring *r, void *out, size_t cap)
 
 		if (head - tail < sizeof(h))
 			return -EBADMSG;
-		ring_copy(r, data, tail, &h, sizeof(h));
+		pms_ring_copy(data, r->data_size, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail)
 			return -EBADMSG;
 		if (done + h.size > cap)
 			break;
-		ring_copy(r, data, tail, (uint8_t *)out + done, h.size);
+		pms_ring_copy(data, r->data_size, tail, (uint8_t *)out + done, h.size);
 		done += h.size;
 		tail += h.size;
 	}

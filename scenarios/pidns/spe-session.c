@@ -23,6 +23,7 @@
 #include <linux/perf_event.h>
 
 #include "pms-perf.h"
+#include "pms-ring.h"
 #include "pms-util.h"
 #include "spe-session.h"
 
@@ -218,17 +219,13 @@ static bool pow2(uint64_t v)
 long pidns_spe_aux_copy(const uint8_t *ring, uint64_t ring_len, uint64_t from, uint64_t to,
 			uint8_t *dst, size_t cap)
 {
-	uint64_t len = to - from, at, first;
+	uint64_t len = to - from;
 
 	if (!pow2(ring_len) || to < from || len > ring_len || len > LONG_MAX)
 		return -EINVAL;
 	if (len > cap)
 		return -ENOSPC;
-	at = from & (ring_len - 1);
-	first = ring_len - at < len ? ring_len - at : len;
-	memcpy(dst, ring + at, (size_t)first);
-	if (first < len)
-		memcpy(dst + first, ring, (size_t)(len - first));
+	pms_ring_copy(ring, ring_len, from, dst, (size_t)len);
 	return (long)len;
 }
 
