@@ -71,7 +71,8 @@ static bool is_num(json_object *v)
  */
 static const char *hostname(json_object *index, const char *dir, char *buf, size_t len)
 {
-	const char *h = pms_json_get_str(index, "host.hostname"), *rel = pms_json_get_str(index, "kernel.release");
+	const char *h = pms_json_get_str(index, "host.hostname"),
+		   *rel = pms_json_get_str(index, "kernel.release");
 	const char *base, *end;
 	size_t n, rl;
 
@@ -122,7 +123,8 @@ int pms_export_index_check(json_object *index, char *why, size_t len)
 	for (i = 0; i < json_object_array_length(runs); i++) {
 		json_object *r = json_object_array_get_idx(runs, i);
 
-		if (!pms_json_get_str(r, "label") || !pms_json_get_str(r, "scenario") || !pms_json_get_str(r, "verdict")) {
+		if (!pms_json_get_str(r, "label") || !pms_json_get_str(r, "scenario") ||
+		    !pms_json_get_str(r, "verdict")) {
 			snprintf(why, len, "runs[%zu] lacks a label, scenario or verdict", i);
 			return -EINVAL;
 		}
@@ -313,7 +315,8 @@ static void sub_add(struct subtests *s, bool ok, const char *name, const char *f
  */
 static void sub_classes(struct subtests *s, const struct run *r)
 {
-	json_object *oracle = pms_json_get(r->result, "oracle"), *classes = pms_json_get(oracle, "classes");
+	json_object *oracle = pms_json_get(r->result, "oracle"),
+		    *classes = pms_json_get(oracle, "classes");
 	json_object *lost = pms_json_get(oracle, "lost");
 	const char *sem = str_or(oracle, "semantics", "this");
 
@@ -477,7 +480,8 @@ static int ktap_run(FILE *f, const struct run *r, size_t nr, json_object *index)
 	fprintf(f, "  # kernel: %s %s\n", release_of(r, index),
 		one_line(v ? v : str_or(index, "kernel.version", ""), false, buf, sizeof(buf)));
 	if ((v = pmu_of(r->result, index)))
-		fprintf(f, "  # pmu: %s%s%s\n", v, pms_json_get_str(r->result, "counter.name") ? ", counter " : "",
+		fprintf(f, "  # pmu: %s%s%s\n", v,
+			pms_json_get_str(r->result, "counter.name") ? ", counter " : "",
 			str_or(r->result, "counter.name", ""));
 	if (attr_text(r->result, buf, sizeof(buf)))
 		fprintf(f, "  # attr: %s\n", buf);
@@ -980,7 +984,8 @@ static json_object *kcidb_test(const struct run *r, json_object *index, const ch
 {
 	json_object *t = json_object_new_object(), *misc = json_object_new_object(), *files;
 	char id[1024], path[512], sc[128], lb[256];
-	const char *res = pms_json_get_str(r->entry, "result"), *log = pms_json_get_str(r->entry, "log"), *v;
+	const char *res = pms_json_get_str(r->entry, "result"),
+		   *log = pms_json_get_str(r->entry, "log"), *v;
 	json_object *d = pms_json_get(r->entry, "duration_s");
 
 	snprintf(id, sizeof(id), "pmustress:%s:%s:%s", str_or(index, "start_utc", "unknown-time"),

@@ -15,7 +15,8 @@
 #include "scenarios.h"
 
 static const struct pms_command commands[] = {
-	{ "run", cmd_run, "run SCENARIO|all [opts]  run a scenario, all of them, or --suite NAME; write JSON",
+	{ "run", cmd_run,
+	  "run SCENARIO|all [opts]  run a scenario, all of them, or --suite NAME; write JSON",
 	  "usage: pmustress run SCENARIO [options] [--bisect]\n"
 	  "       pmustress run --suite NAME|FILE [--out DIR] [--timeout TIME] [--bisect] [--quiet]\n"
 	  "                 [--check] [--format text|ktap|junit]\n"
@@ -184,7 +185,8 @@ int main(int argc, char **argv)
 	}
 	c = pms_command_find(argv[1]);
 	if (!c) {
-		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, report, export, help)", argv[1]);
+		pms_err("unknown command '%s' (have: run, list, probe, compare, known-issues, "
+			"report, export, help)", argv[1]);
 		return PMS_EXIT_USAGE;
 	}
 	/* COMMAND --help; `run SCENARIO --help` is the scenario's own help. */

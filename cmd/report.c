@@ -100,6 +100,11 @@ static char *xstrdup(const char *s)
 	return s ? strcpy(xrealloc(NULL, strlen(s) + 1), s) : NULL;
 }
 
+static const char *or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
 static bool is_int(json_object *v)
 {
 	return v && json_object_is_type(v, json_type_int);
@@ -162,7 +167,8 @@ static size_t add_source(struct report *r, const char *path, enum src_kind kind)
 /* Copy out of @res what the report shows. */
 static void extract(struct cell *c, json_object *res)
 {
-	json_object *lost = pms_json_get(res, "oracle.lost"), *ovf = pms_json_get(res, "oracle.overflows_implied");
+	json_object *lost = pms_json_get(res, "oracle.lost"),
+		    *ovf = pms_json_get(res, "oracle.overflows_implied");
 	json_object *ki = pms_json_get(res, "known_issues"), *hist = pms_json_get(res, "oracle.histogram");
 	size_t i;
 
@@ -268,8 +274,8 @@ static int load_result(struct report *r, const char *path, const char *label,
 	c = new_cell(r, source);
 	set_label(r, c, label ? xstrdup(label) : stem(path));
 	c->file = xstrdup(path);
-	c->kernel = xstrdup(pms_json_get_str(res, "host.kernel.release") ? pms_json_get_str(res, "host.kernel.release")
-			    : kernel ? kernel : "unknown kernel");
+	c->kernel = xstrdup(or(pms_json_get_str(res, "host.kernel.release"),
+			       or(kernel, "unknown kernel")));
 	extract(c, res);
 	json_object_put(res);
 	return 0;
@@ -281,7 +287,8 @@ static int load_result(struct report *r, const char *path, const char *label,
  */
 static char *run_host(json_object *idx, const char *dir, const char *release)
 {
-	const char *h = pms_json_get_str(idx, "hostname") ? pms_json_get_str(idx, "hostname") : pms_json_get_str(idx, "host.hostname");
+	const char *h = or(pms_json_get_str(idx, "hostname"),
+			   pms_json_get_str(idx, "host.hostname"));
 	char *name, *dash;
 	size_t n, rl = release ? strlen(release) : 0;
 
@@ -321,7 +328,7 @@ static int load_run_dir(struct report *r, const char *dir, const char *index)
 	si = add_source(r, dir, SRC_RUN);
 	s = &r->src[si];
 	s->host = run_host(idx, dir, release);
-	s->suite = xstrdup(pms_json_get_str(idx, "suite.name") ? pms_json_get_str(idx, "suite.name") : "(no suite)");
+	s->suite = xstrdup(or(pms_json_get_str(idx, "suite.name"), "(no suite)"));
 	s->start = xstrdup(pms_json_get_str(idx, "start_utc"));
 	for (i = 0; i < json_object_array_length(runs); i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
@@ -366,7 +373,7 @@ static int load_run_dir(struct report *r, const char *dir, const char *index)
 			c->reason = xstrdup(pms_json_get_str(run, "reason"));
 		}
 		if (!c->start)
-			c->start = xstrdup(pms_json_get_str(run, "start_utc") ? pms_json_get_str(run, "start_utc") : s->start);
+			c->start = xstrdup(or(pms_json_get_str(run, "start_utc"), s->start));
 		if (!c->kernel)
 			c->kernel = xstrdup("unknown kernel");
 	}
@@ -1225,11 +1232,6 @@ static void para(FILE *f, const char *first, int indent, const char *fmt, ...)
 	free(text);
 }
 
-static const char *or(const char *s, const char *dflt)
-{
-	return s ? s : dflt;
-}
-
 /* A value as text: strings bare, numbers and the rest as JSON. */
 static const char *vtext(json_object *v)
 {
@@ -1426,8 +1428,8 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 		   or(pms_json_get_str(res, "host.cpu.model"), "model unknown"));
 	if (pms_json_get_str(res, "host.cpu.midr"))
 		pms_append(buf, sizeof(buf), &pos, ", MIDR %s", pms_json_get_str(res, "host.cpu.midr"));
-	if (pms_json_get(res, "host.cpu.family") && !json_object_is_type(pms_json_get(res, "host.cpu.family"),
-							       json_type_null))
+	if (pms_json_get(res, "host.cpu.family") &&
+	    !json_object_is_type(pms_json_get(res, "host.cpu.family"), json_type_null))
 		pms_append(buf, sizeof(buf), &pos, ", family %s model %s",
 			   vtext(pms_json_get(res, "host.cpu.family")), vtext(pms_json_get(res, "host.cpu.model_id")));
 	if (is_int(pms_json_get(res, "host.cpu.nr_cpus_online")))
@@ -1435,11 +1437,14 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 			   vtext(pms_json_get(res, "host.cpu.nr_cpus_online")));
 	para(f, "CPU:      ", 10, "%s", buf);
 	para(f, "PMU:      ", 10, "event on %s; core PMU %s; hardware PMU %s", or(pmu, "?"),
-	     or(pms_json_get_str(res, "host.core_pmu"), "none"), bget(res, "host.hardware_pmu") ? "yes" : "no");
+	     or(pms_json_get_str(res, "host.core_pmu"), "none"),
+	     bget(res, "host.hardware_pmu") ? "yes" : "no");
 	if (pms_json_get_str(res, "counter.spec"))
 		para(f, "Counter:  ", 10, "%s, period %s, tolerance %s, semantics %s",
-		     pms_json_get_str(res, "counter.spec"), vtext(pms_json_get(res, "counter.period")),
-		     vtext(pms_json_get(res, "counter.tolerance")), or(pms_json_get_str(res, "counter.semantics"), "?"));
+		     pms_json_get_str(res, "counter.spec"),
+		     vtext(pms_json_get(res, "counter.period")),
+		     vtext(pms_json_get(res, "counter.tolerance")),
+		     or(pms_json_get_str(res, "counter.semantics"), "?"));
 	if (attr) {
 		pos = 0;
 		buf[0] = '\0';
@@ -1510,18 +1515,25 @@ static int bug_report(FILE *f, json_object *res, const char *path)
 	fputs("\n", f);
 	para(f, "Expected: ", 10, "%s", or(pms_json_get_str(res, "scenario_summary"), "?"));
 	para(f, "Seen:     ", 10, "verdict %s (exit %s)%s%s: %s", verdict,
-	     vtext(pms_json_get(res, "exit_code")), pms_json_get_str(res, "failure_kind") ? ", " : "",
-	     or(pms_json_get_str(res, "failure_kind"), ""), or(pms_json_get_str(res, "reason"), "no reason given"));
+	     vtext(pms_json_get(res, "exit_code")),
+	     pms_json_get_str(res, "failure_kind") ? ", " : "",
+	     or(pms_json_get_str(res, "failure_kind"), ""),
+	     or(pms_json_get_str(res, "reason"), "no reason given"));
 	if (pms_json_get(res, "oracle.signals")) {
 		char cl[512];
 
 		scalars(cl, sizeof(cl), pms_json_get(res, "oracle.classes"), NULL);
-		para(f, "Oracle:   ", 10, "%s signals for %s overflows implied (period %s, "
+		para(f, "Oracle:   ", 10,
+		     "%s signals for %s overflows implied (period %s, "
 		     "tolerance %s, skid bound %s); lost %s; signals by class: %s",
-		     vtext(pms_json_get(res, "oracle.signals")), vtext(pms_json_get(res, "oracle.overflows_implied")),
-		     vtext(pms_json_get(res, "oracle.period")), vtext(pms_json_get(res, "oracle.tolerance")),
-		     vtext(pms_json_get(res, "oracle.skid_bound")), vtext(pms_json_get(res, "oracle.lost")), cl);
-		if (is_int(pms_json_get(res, "oracle.lost")) && is_int(pms_json_get(res, "oracle.overflows_implied")) &&
+		     vtext(pms_json_get(res, "oracle.signals")),
+		     vtext(pms_json_get(res, "oracle.overflows_implied")),
+		     vtext(pms_json_get(res, "oracle.period")),
+		     vtext(pms_json_get(res, "oracle.tolerance")),
+		     vtext(pms_json_get(res, "oracle.skid_bound")),
+		     vtext(pms_json_get(res, "oracle.lost")), cl);
+		if (is_int(pms_json_get(res, "oracle.lost")) &&
+		    is_int(pms_json_get(res, "oracle.overflows_implied")) &&
 		    json_object_get_int64(pms_json_get(res, "oracle.overflows_implied")) > 0) {
 			double lo, hi;
 			uint64_t k = json_object_get_uint64(pms_json_get(res, "oracle.lost"));

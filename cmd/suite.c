@@ -85,20 +85,6 @@ static json_object *jstr_or_null(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static const char *signal_name(int sig)
 {
 	static char buf[16];
@@ -357,7 +343,7 @@ static int suite_status(const struct suite *s)
 
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(s->runs, i);
-		int o = pms_outcome_parse(get_str(r, "verdict"));
+		int o = pms_outcome_parse(pms_json_get_str(r, "verdict"));
 
 		bad |= is_bad(o, s->plan.runs[i].expect);
 		skipped += o == PMS_OUTCOME_SKIP || o == PMS_OUTCOME_ENVIRONMENT;
@@ -381,8 +367,8 @@ static void update_summary(struct suite *s)
 
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(s->runs, i);
-		int o = pms_outcome_parse(get_str(r, "verdict"));
-		json_object *ae = get(r, "as_expected");
+		int o = pms_outcome_parse(pms_json_get_str(r, "verdict"));
+		json_object *ae = pms_json_get(r, "as_expected");
 
 		if (o >= 0)
 			count[o]++;
@@ -663,7 +649,7 @@ static json_object *run_one(struct suite *s, const struct pms_plan_run *r, size_
 	t1 = pms_now_ns();
 
 	res = access(json, F_OK) ? NULL : pms_json_read_file(json, err, sizeof(err));
-	verdict = get_str(res, "verdict");
+	verdict = pms_json_get_str(res, "verdict");
 	if (res && (!verdict || pms_outcome_parse(verdict) < 0 ||
 		    pms_outcome_parse(verdict) > PMS_OUTCOME_ENVIRONMENT))
 		verdict = NULL;
@@ -681,8 +667,8 @@ static json_object *run_one(struct suite *s, const struct pms_plan_run *r, size_
 	} else if (verdict) {
 		o = pms_outcome_parse(verdict);
 		snprintf(reason, sizeof(reason), "%s%s", interrupted_run ?
-			 "interrupted with the suite: " : "", get_str(res, "reason") ?
-			 get_str(res, "reason") : "");
+			 "interrupted with the suite: " : "", pms_json_get_str(res, "reason") ?
+			 pms_json_get_str(res, "reason") : "");
 	} else {
 		o = PMS_OUTCOME_ERROR;
 		if (WIFSIGNALED(status))
@@ -724,13 +710,14 @@ done:
 
 static int print_table(FILE *out, json_object *index, const char *dir)
 {
-	json_object *runs = get(index, "runs"), *sum = get(index, "summary");
+	json_object *runs = pms_json_get(index, "runs"), *sum = pms_json_get(index, "summary");
 	size_t i, n = runs ? json_object_array_length(runs) : 0;
 	int wl = 5, ws = 8;
 
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(runs, i);
-		int l = (int)strlen(get_str(r, "label")), sl = (int)strlen(get_str(r, "scenario"));
+		int l = (int)strlen(pms_json_get_str(r, "label")),
+		    sl = (int)strlen(pms_json_get_str(r, "scenario"));
 
 		wl = l > wl ? l : wl;
 		ws = sl > ws ? sl : ws;
@@ -738,31 +725,31 @@ static int print_table(FILE *out, json_object *index, const char *dir)
 	fprintf(out, "%-*s  %-*s  %-12s %8s  %s\n", wl, "LABEL", ws, "SCENARIO", "VERDICT", "TIME",
 		"REASON");
 	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *ae = get(r, "as_expected");
-		const char *reason = get_str(r, "reason");
+		json_object *r = json_object_array_get_idx(runs, i), *ae = pms_json_get(r, "as_expected");
+		const char *reason = pms_json_get_str(r, "reason");
 		char verdict[32];
 		int rl = (int)strlen(reason);
 
-		snprintf(verdict, sizeof(verdict), "%s%s", get_str(r, "verdict"),
+		snprintf(verdict, sizeof(verdict), "%s%s", pms_json_get_str(r, "verdict"),
 			 ae && !json_object_get_boolean(ae) ? "!" : "");
-		fprintf(out, "%-*s  %-*s  %-12s %7.1fs  %.*s%s\n", wl, get_str(r, "label"), ws,
-			get_str(r, "scenario"), verdict,
-			json_object_get_double(get(r, "duration_s")),
+		fprintf(out, "%-*s  %-*s  %-12s %7.1fs  %.*s%s\n", wl, pms_json_get_str(r, "label"), ws,
+			pms_json_get_str(r, "scenario"), verdict,
+			json_object_get_double(pms_json_get(r, "duration_s")),
 			rl > REASON_COLUMNS ? REASON_COLUMNS - 3 : rl, reason,
 			rl > REASON_COLUMNS ? "..." : "");
 	}
 	fprintf(out, "%ld runs: %ld pass, %ld fail, %ld skip, %ld environment, %ld error, "
 		"%ld timeout, %ld crash; %ld not as expected (!)%s\n",
-		(long)json_object_get_int64(get(sum, "runs")),
-		(long)json_object_get_int64(get(sum, "pass")),
-		(long)json_object_get_int64(get(sum, "fail")),
-		(long)json_object_get_int64(get(sum, "skip")),
-		(long)json_object_get_int64(get(sum, "environment")),
-		(long)json_object_get_int64(get(sum, "error")),
-		(long)json_object_get_int64(get(sum, "timeout")),
-		(long)json_object_get_int64(get(sum, "crash")),
-		(long)json_object_get_int64(get(sum, "unexpected")),
-		json_object_get_boolean(get(index, "complete")) ? "" : "; INCOMPLETE (interrupted)");
+		(long)json_object_get_int64(pms_json_get(sum, "runs")),
+		(long)json_object_get_int64(pms_json_get(sum, "pass")),
+		(long)json_object_get_int64(pms_json_get(sum, "fail")),
+		(long)json_object_get_int64(pms_json_get(sum, "skip")),
+		(long)json_object_get_int64(pms_json_get(sum, "environment")),
+		(long)json_object_get_int64(pms_json_get(sum, "error")),
+		(long)json_object_get_int64(pms_json_get(sum, "timeout")),
+		(long)json_object_get_int64(pms_json_get(sum, "crash")),
+		(long)json_object_get_int64(pms_json_get(sum, "unexpected")),
+		json_object_get_boolean(pms_json_get(index, "complete")) ? "" : "; INCOMPLETE (interrupted)");
 	fprintf(out, "run directory: %s\n", dir);
 	return 0;
 }
