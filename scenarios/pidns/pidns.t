@@ -79,8 +79,9 @@ echo config:0 > "$fake/arm_spe_0/format/ts_enable"
 echo config:16 > "$fake/arm_spe_0/format/jitter"
 echo 256 > "$fake/arm_spe_0/caps/min_interval"
 j=$tmp/spe-fake.json
-PMUSTRESS_SYSFS_DEVICES=$fake $PMS run pidns --quiet --duration 1s --json "$j"
-ok $? "a listed SPE PMU that cannot open: exits 0"
+PMUSTRESS_SYSFS_DEVICES=$fake $PMS run pidns --quiet --duration 1s --json "$j"; rc=$?
+ok $rc "a listed SPE PMU that cannot open: exits 0 (got $rc)"
+[ $rc -eq 0 ] || diag "$(jget "$j" "d['verdict'] + ': ' + d['reason']")"
 jtrue "$j" "d['verdict'] == 'pass' and not $P['spe']['ran'] and all($P['spe']['sessions'][w]['step'] == 'open' and $P['spe']['sessions'][w]['error'] == 'ENOENT' for w in ('root', 'inside')) and d['reason'].count('SPE not measured') == 2"
 ok $? "SPE: a session tried from each side, each failure named (open: ENOENT), the run still judged on the rest"
 jtrue "$j" "$P['spe']['pmus'][0]['name'] == 'arm_spe_0' and '0x10001' in $P['spe']['config']"
