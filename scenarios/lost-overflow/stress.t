@@ -98,9 +98,16 @@ jtrue "$tmp/fork.json" "[f['exited_ok'] > 10 and f['spawn_failed'] == 0 and f['e
 ok $? "fork: $(jget "$tmp/fork.json" "d['stressors']['fork_churn']['spawned']") children spawned, each ran to its end or was killed at the stop"
 jtrue "$tmp/fork.json" "d['stressors']['fork_churn']['inherited_perf_fd'] == 0 and not d['counter']['attr'].get('inherit')"
 ok $? "fork: no child held a perf_event fd after exec; the counter is not inherited"
+# A child that runs on the workload's CPU switches the workload out, but
+# several children can run in one such gap and the scheduler need not
+# preempt at each wake-up: measured here, 0.4 to 1 switch per child.  So
+# the floor is relative to the children the run really spawned (one in
+# eight) and never below 20 more than twice the control.
 all=$(( $(sw fork voluntary) + $(sw fork involuntary) ))
-[ "$all" -gt $((2 * (cvol + cinv) + 100)) ]
-compare $? "fork: the workload's switches $((cvol + cinv)) (control) -> $all"
+spawned=$(jget "$tmp/fork.json" "d['stressors']['fork_churn']['spawned']")
+floor=$((spawned / 8)); [ "$floor" -ge 20 ] || floor=20
+[ "$all" -gt $((2 * (cvol + cinv) + floor)) ]
+compare $? "fork: the workload's switches $((cvol + cinv)) (control) -> $all for $spawned children (floor $((2 * (cvol + cinv) + floor)))"
 no_children fork
 
 # --sleep-every: each sleep is a voluntary switch.
