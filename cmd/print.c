@@ -77,7 +77,7 @@ static void print_histogram(FILE *f, json_object *hist)
 static void print_scenario_section(FILE *f, json_object *r)
 {
 	char key[64];
-	json_object *sec, *findings, *judged, *cases;
+	json_object *sec, *findings, *judged, *cases, *c;
 	size_t i, n;
 
 	snprintf(key, sizeof(key), "%s", str(r, "scenario"));
@@ -122,6 +122,15 @@ static void print_scenario_section(FILE *f, json_object *r)
 		fprintf(f, "  toggles:  %s DISABLE/ENABLE pairs (%.0f/s) by the %s toggler\n",
 			str(sec, "toggles"), json_object_get_double(pms_json_get(sec, "toggles_per_second")),
 			str(sec, "toggler"));
+	c = pms_json_get(sec, "control");
+	if (c && json_object_get_boolean(pms_json_get(c, "measured")))
+		fprintf(f, "  control:  %.2f s without toggles first: %s lost of %s overflows; "
+			"the storm %s of %s%s\n", json_object_get_double(pms_json_get(c, "seconds")),
+			str(c, "lost"), str(c, "overflows"), str(c, "lost_with"),
+			str(c, "overflows_with"), json_object_get_boolean(pms_json_get(c, "stands")) ?
+			" (the storm stands as the cause)" : "");
+	else if (c)
+		fprintf(f, "  control:  none (--control 0, no toggle, or no final count)\n");
 }
 
 /* "FAIL", "ENVIRONMENT", ...: the verdict as the summary shouts it. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pms-attrib.h"
+#include "pms-compare.h"
 #include "pms-util.h"
 
 static const char *const cause_names[PMS_CAUSE_NR] = {
@@ -794,4 +795,67 @@ void pms_attrib_class_sentence(const struct pms_attrib_result *res, enum pms_cla
 				   res->claimed_by_class[cls][c], pms_cause_name(c));
 	if (n > claimed)
 		pms_append(buf, len, &pos, "; %llu unexplained", (unsigned long long)(n - claimed));
+}
+
+void pms_stressor_control_judge(struct pms_stressor_control *c, double lift_min, double alpha)
+{
+	double with, without;
+
+	c->p = 1;
+	c->lift = 0;
+	c->lift_at_least = false;
+	c->stands = false;
+	if (!c->valid || !c->overflows || !c->overflows_with)
+		return;
+	if (c->lost > c->overflows)
+		c->lost = c->overflows;
+	if (c->lost_with > c->overflows_with)
+		c->lost_with = c->overflows_with;
+	with = (double)c->lost_with / (double)c->overflows_with;
+	c->lift_at_least = !c->lost;
+	without = c->lost ? (double)c->lost / (double)c->overflows :
+		  1.0 / ((double)c->overflows + 1.0);
+	c->lift = with / without;
+	c->p = pms_fisher_exact(c->lost_with, c->overflows_with - c->lost_with,
+				c->lost, c->overflows - c->lost);
+	c->stands = c->lost_with && c->lift >= lift_min && c->p < alpha;
+}
+
+void pms_stressor_control_sentence(const struct pms_stressor_control *c, const char *stressor,
+				   char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!c->valid)
+		return;
+	pms_append(buf, len, &pos, "%s: %llu of %llu overflows lost with it (%.2g%%), %llu of "
+		   "%llu in the %.2f s before it without it (%.2g%%)", stressor,
+		   (unsigned long long)c->lost_with, (unsigned long long)c->overflows_with,
+		   c->overflows_with ? 100.0 * (double)c->lost_with / (double)c->overflows_with : 0.0,
+		   (unsigned long long)c->lost, (unsigned long long)c->overflows, c->seconds,
+		   c->overflows ? 100.0 * (double)c->lost / (double)c->overflows : 0.0);
+	if (c->overflows && c->overflows_with)
+		pms_append(buf, len, &pos, ": lift %s%.3g, Fisher's exact p %.2g",
+			   c->lift_at_least ? "at least " : "", c->lift, c->p);
+}
+
+json_object *pms_stressor_control_json(const struct pms_stressor_control *c)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "measured", json_object_new_boolean(c->valid));
+	json_object_object_add(o, "seconds", json_object_new_double(c->seconds));
+	json_object_object_add(o, "overflows", json_object_new_uint64(c->overflows));
+	json_object_object_add(o, "lost", json_object_new_uint64(c->lost));
+	json_object_object_add(o, "overflows_with", json_object_new_uint64(c->overflows_with));
+	json_object_object_add(o, "lost_with", json_object_new_uint64(c->lost_with));
+	json_object_object_add(o, "lift", c->valid && c->overflows && c->overflows_with ?
+			       json_object_new_double(c->lift) : NULL);
+	json_object_object_add(o, "lift_at_least", json_object_new_boolean(c->lift_at_least));
+	json_object_object_add(o, "p_value", c->valid && c->overflows && c->overflows_with ?
+			       json_object_new_double(c->p) : NULL);
+	json_object_object_add(o, "stands", json_object_new_boolean(c->stands));
+	return o;
 }

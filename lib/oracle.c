@@ -487,8 +487,11 @@ int pms_oracle_stream_finish(struct pms_oracle_stream *w)
 	for (i = 0; i < PMS_CLASS_NR; i++)
 		res->judged[i] = i != PMS_CLASS_ON_TIME;
 	res->judged[PMS_CLASS_GAP] = res->lost_judged;
-	/* An hrtimer's period is wall time: slack and skipped ticks are normal. */
-	if (cfg->sem == PMS_SEM_TIMER) {
+	/*
+	 * An hrtimer's period is wall time: slack and skipped ticks are normal.
+	 * An emulated PMU's interrupt comes when the emulator gets to it.
+	 */
+	if (cfg->sem == PMS_SEM_TIMER || cfg->timing_unjudged) {
 		res->judged[PMS_CLASS_LATE] = false;
 		res->judged[PMS_CLASS_EARLY] = false;
 		res->judged[PMS_CLASS_COALESCED] = false;
@@ -554,6 +557,21 @@ static const char *const class_why[PMS_CLASS_NR] = {
 	[PMS_CLASS_BAD_CODE]	= "",
 };
 
+/* "; 3 late, 2 early, 4 coalesced signals reported, not judged: ..." */
+static void timing_unjudged_words(const struct pms_oracle_result *res, char *reason, size_t len,
+				  size_t *pos)
+{
+	uint64_t late = res->by_class[PMS_CLASS_LATE], early = res->by_class[PMS_CLASS_EARLY];
+	uint64_t coal = res->by_class[PMS_CLASS_COALESCED];
+
+	if (!(late + early + coal))
+		return;
+	pms_append(reason, len, pos, "; %" PRIu64 " late, %" PRIu64 " early, %" PRIu64
+		   " coalesced signal%s reported, not judged: the emulated PMU raises an "
+		   "overflow at the emulator's next timer event, so its skid has no bound",
+		   late, early, coal, late + early + coal == 1 ? "" : "s");
+}
+
 /**
  * pms_oracle_failed - whether any judged class (or lost) is non-zero
  * @cfg: the configuration @res was classified with
@@ -573,6 +591,7 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 	};
 	bool failed = false;
 	size_t pos = 0, i;
+	uint64_t untimed;
 
 	if (!reason)
 		len = 0;
@@ -601,8 +620,11 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 		       " beyond the skid bound" : "", class_why[c]);
 		failed = true;
 	}
-	if (failed)
+	if (failed) {
+		if (cfg->timing_unjudged && cfg->sem != PMS_SEM_TIMER)
+			timing_unjudged_words(res, reason, len, &pos);
 		return true;
+	}
 
 	if (cfg->sem == PMS_SEM_TIMER) {
 		pms_append(reason, len, &pos, "%" PRIu64 " signal%s", res->signals,
@@ -615,9 +637,15 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 		return false;
 	}
 
-	pms_append(reason, len, &pos, "all %" PRIu64 " signal%s on time", res->signals,
-	       res->signals == 1 ? "" : "s");
-	if (res->late_in_skid + res->early_in_skid)
+	untimed = cfg->timing_unjudged ? res->by_class[PMS_CLASS_LATE] +
+		  res->by_class[PMS_CLASS_EARLY] + res->by_class[PMS_CLASS_COALESCED] : 0;
+	if (untimed)
+		pms_append(reason, len, &pos, "no overflow lost: %" PRIu64 " signal%s",
+			   res->signals, res->signals == 1 ? "" : "s");
+	else
+		pms_append(reason, len, &pos, "all %" PRIu64 " signal%s on time", res->signals,
+			   res->signals == 1 ? "" : "s");
+	if (!untimed && res->late_in_skid + res->early_in_skid)
 		pms_append(reason, len, &pos, " or within the skid bound (%" PRIu64 " late, %"
 			   PRIu64 " early by at most %" PRIu64 " events past the tolerance)",
 			   res->late_in_skid, res->early_in_skid, cfg->skid);
@@ -630,6 +658,8 @@ bool pms_oracle_failed(const struct pms_oracle_cfg *cfg, const struct pms_oracle
 	if (res->unsettled_tail)
 		pms_append(reason, len, &pos, "; last overflow unsettled when counting stopped");
 	pms_append(reason, len, &pos, ")");
+	if (untimed)
+		timing_unjudged_words(res, reason, len, &pos);
 	return false;
 }
 
@@ -840,6 +870,7 @@ json_object *pms_oracle_to_json(const struct pms_oracle_cfg *cfg,
 	       : jnull(o, "overflows_implied")) ||
 	      pms_json_add(o, "unsettled_tail", json_object_new_uint64(res->unsettled_tail)) ||
 	      pms_json_add(o, "skid_bound", json_object_new_uint64(cfg->skid)) ||
+	      pms_json_add(o, "skid_bounded", json_object_new_boolean(!cfg->timing_unjudged)) ||
 	      pms_json_add(o, "late_within_skid", json_object_new_uint64(res->late_in_skid)) ||
 	      pms_json_add(o, "early_within_skid", json_object_new_uint64(res->early_in_skid)) ||
 	      (cfg->final_valid

@@ -73,6 +73,13 @@ struct pms_oracle_cfg {
 	 * counted in its class but does not fail the run.  0: exact.
 	 */
 	uint64_t skid;
+	/*
+	 * The PMU's overflow interrupt has no bound in counts (an emulator
+	 * that raises it at its next timer event): late, early and coalesced
+	 * signals are counted and reported, not judged.  Lost overflows and
+	 * the rest still are.
+	 */
+	bool timing_unjudged;
 	/* NULL, or room for one byte per signal: its timing class (never
 	 * BAD_CODE), for attribution. */
 	uint8_t *classes;

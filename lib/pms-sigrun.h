@@ -94,6 +94,10 @@ struct pms_sigrun {
 	/* The cause the scenario's own stressor produces (PMS_CAUSE_NR: none);
 	 * where it is in every window, it stands as the candidate. */
 	enum pms_cause stressor;
+	/* ... in words ("the DISABLE/ENABLE storm"), and measured against a
+	 * control part of the run without it, where the scenario has one */
+	const char *stressor_words;
+	struct pms_stressor_control control;
 
 	/* filled by pms_sigrun_setup(); the scenario may set k's hooks before start */
 	struct pms_counter c;
@@ -111,6 +115,7 @@ struct pms_sigrun {
 	char cpus_why[256];
 	int signo;
 	uint64_t skid;			/* lateness allowed as interrupt skid */
+	bool skid_unbounded;		/* an emulated PMU: timing not judged */
 	char skid_why[384];
 
 	/* evidence: the scheduler trace and the sample-rate ceiling */

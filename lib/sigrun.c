@@ -143,6 +143,14 @@ static enum pms_status choose_cpus(struct pms_run *run, struct pms_sigrun *s)
 	return PMS_OK;
 }
 
+static bool host_emulated(json_object *host)
+{
+	json_object *v;
+
+	return host && json_object_object_get_ex(host, "emulated", &v) && v &&
+	       json_object_get_boolean(v);
+}
+
 /*
  * Lateness within the CPU's interrupt skid is how the PMU works, not a lost
  * signal: rr's per-CPU figures unless --skid-allowance says otherwise.  A
@@ -164,6 +172,14 @@ static void choose_skid(struct pms_run *run, struct pms_sigrun *s)
 						     pms_host_str(run->host, "cpu", "model"),
 						     pms_host_str(run->host, "cpu", "midr"),
 						     s->skid_why, sizeof(s->skid_why));
+		if (host_emulated(run->host)) {
+			s->skid_unbounded = true;
+			snprintf(s->skid_why, sizeof(s->skid_why), "emulated PMU (QEMU TCG): the "
+				 "emulator raises a counter's overflow interrupt at its next "
+				 "timer event, not at the overflow, so no CPU's skid figure "
+				 "bounds it; late, early and coalesced signals are reported, "
+				 "not judged (--skid-allowance judges them)");
+		}
 	}
 }
 
@@ -713,6 +729,7 @@ void pms_sigrun_oracle_cfg(const struct pms_run *run, const struct pms_sigrun *s
 	cfg->final_value = s->k.final_value;
 	cfg->max_anomalies = pms_opt_u64(&run->opts, "max-anomalies");
 	cfg->skid = s->skid;
+	cfg->timing_unjudged = s->skid_unbounded;
 }
 
 static json_object *workload_json(const struct pms_sigrun *s, json_object *count_check)
@@ -1344,8 +1361,28 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			 * has no base rate to beat: say so, and let the
 			 * scenario's own stressor stand as the candidate.
 			 */
-			if (!cause && s->stressor < PMS_CAUSE_NR &&
-			    ubiquitous(&ar.cause[s->stressor], &ar)) {
+			if (s->stressor < PMS_CAUSE_NR && s->control.valid) {
+				char cs[512];
+
+				pms_stressor_control_judge(&s->control, cfg.lift_min, cfg.alpha);
+				pms_stressor_control_sentence(&s->control, s->stressor_words ?
+							      s->stressor_words :
+							      pms_cause_name(s->stressor),
+							      cs, sizeof(cs));
+				if (s->control.stands) {
+					if (!cause)
+						cause = pms_cause_name(s->stressor);
+					pms_run_append_reason(run, "measured against its base "
+							      "rate, %s", cs);
+				} else {
+					pms_run_append_reason(run, "measured against its base "
+							      "rate, %s: %s", cs,
+							      s->control.lost_with ?
+							      "not enough to blame it" :
+							      "it lost nothing");
+				}
+			} else if (!cause && s->stressor < PMS_CAUSE_NR &&
+				   ubiquitous(&ar.cause[s->stressor], &ar)) {
 				cause = pms_cause_name(s->stressor);
 				pms_run_append_reason(run, "%s was in %llu of %llu anomaly windows "
 						      "and %.0f%% of on-time ones: a stressor "

@@ -49,6 +49,10 @@ static const struct pms_opt_desc ds_opts[] = {
 	  .choices = sem_choices, .arg = "auto|keeps|restarts",
 	  .help = "what ENABLE does to the remaining period (auto: measure it where the "
 		  "counter counts units of work, else hardware keeps it)" },
+	{ .name = "control", .type = PMS_OPT_DURATION, .def = "1s", .min = 0,
+	  .max = 3600 * NS_PER_S, .arg = "TIME",
+	  .help = "count this long without toggles first, as the base rate the storm is "
+		  "measured against (at most a quarter of --duration; 0: none)" },
 	{ .name = "mover", .type = PMS_OPT_CHOICE, .def = "none", .choices = mover_kinds,
 	  .arg = "none|hwloc|taskset", .help = "also move the counting thread between CPUs" },
 	{ .name = "cpus", .type = PMS_OPT_STRING, .arg = "LIST",
@@ -77,13 +81,23 @@ struct ds_state {
 	int toggler_stop;
 	uint64_t last_handler_toggle, self_next;
 	uint64_t toggle_start_ns, toggle_end_ns;
+	uint64_t control_ns;		/* the control part's length */
+	uint64_t storm_at;		/* CLOCK_MONOTONIC: no toggle before it */
 };
+
+/* Whether the control part is over (any toggler, the handler included). */
+static bool storm_on(const struct ds_state *st)
+{
+	return pms_now_ns() >= __atomic_load_n(&st->storm_at, __ATOMIC_ACQUIRE);
+}
 
 /* In the overflow handler, after the recorder read the value. */
 static void handler_toggle(void *arg, const siginfo_t *si)
 {
 	struct ds_state *st = arg;
 
+	if (!storm_on(st))
+		return;
 	if (st->interval_ns) {
 		uint64_t now = pms_now_ns();
 
@@ -99,6 +113,7 @@ static void counting_enabled(void *arg)
 {
 	struct ds_state *st = arg;
 
+	__atomic_store_n(&st->storm_at, pms_now_ns() + st->control_ns, __ATOMIC_RELEASE);
 	sem_post(&st->counting);
 }
 
@@ -107,7 +122,7 @@ static void counting_step(void *arg)
 {
 	struct ds_state *st = arg;
 
-	if (st->toggler != DS_SELF)
+	if (st->toggler != DS_SELF || !storm_on(st))
 		return;
 	if (st->interval_ns) {
 		uint64_t now = pms_now_ns();
@@ -134,6 +149,13 @@ static void *toggler_main(void *arg)
 	pthread_setname_np(pthread_self(), "pms-toggle");
 	while (sem_wait(&st->counting) && errno == EINTR)
 		;
+	/* The control part: no toggle, in naps short enough to stop on time. */
+	while (!__atomic_load_n(&st->toggler_stop, __ATOMIC_RELAXED) && !storm_on(st)) {
+		uint64_t left = __atomic_load_n(&st->storm_at, __ATOMIC_ACQUIRE) - pms_now_ns();
+		struct timespec ts = { 0, (long)(left < 10 * NS_PER_MS ? left : 10 * NS_PER_MS) };
+
+		nanosleep(&ts, NULL);
+	}
 	while (!__atomic_load_n(&st->toggler_stop, __ATOMIC_RELAXED)) {
 		if (pms_toggle_once(st->r.k.fd, &st->log) == -ENOSPC)
 			break;
@@ -216,6 +238,12 @@ static enum pms_status ds_setup(struct pms_run *run)
 	st->r.mover_kind = mk == DS_MOVER_TASKSET ? PMS_MOVER_TASKSET : PMS_MOVER_HWLOC;
 	st->r.no_mover_hint = "--mover none";
 	st->r.stressor = PMS_CAUSE_IOCTL_DISABLE;
+	st->r.stressor_words = "the DISABLE/ENABLE storm";
+	/* A quarter of the run at most: the storm is what is under test. */
+	st->control_ns = pms_opt_u64(&run->opts, "control");
+	if (st->control_ns > pms_opt_u64(&run->opts, "duration") / 4)
+		st->control_ns = pms_opt_u64(&run->opts, "duration") / 4;
+	st->storm_at = UINT64_MAX;	/* until counting starts */
 	s = pms_sigrun_setup(run, &st->r);
 	if (s)
 		return s;
@@ -303,6 +331,21 @@ static json_object *annotate_anomalies(const struct ds_state *st, json_object *o
 	return out;
 }
 
+/* The control part against the storm (rules.c says how). */
+static void split_control(struct ds_state *st, const struct pms_oracle_cfg *cfg,
+			  const struct pms_oracle_result *res, uint64_t nt)
+{
+	struct pms_stressor_control *c = &st->r.control;
+
+	memset(c, 0, sizeof(*c));
+	if (!st->control_ns || !nt || !st->log.t[0].value_valid || !cfg->final_valid ||
+	    cfg->sem == PMS_SEM_TIMER)
+		return;
+	pms_control_split(st->r.rec.sig, pms_sigrun_nsignals(&st->r), &st->log.t[0], cfg->base,
+			  cfg->period, res->lost, res->overflows_implied, c);
+	c->seconds = (double)(st->log.t[0].disable_ns - st->r.k.start_ns) / 1e9;
+}
+
 /*
  * lost-overflow checks a breakpoint's final count against the workload's
  * calls; here the calls made while the event was off are not counted, so
@@ -372,6 +415,22 @@ static json_object *storm_json(const struct ds_state *st, uint64_t nt, long nr_r
 	return o;
 }
 
+static json_object *control_json(const struct ds_state *st)
+{
+	json_object *o = pms_stressor_control_json(&st->r.control);
+
+	json_object_object_add(o, "requested_seconds",
+			       json_object_new_double((double)st->control_ns / 1e9));
+	json_object_object_add(o, "rule", json_object_new_string(
+		"the counter runs without toggles for the control's length, then the storm "
+		"starts; the control's overflows are its first DISABLE's read over the period, "
+		"one still in flight at that DISABLE left to the storm, its losses those "
+		"overflows less the signals before that DISABLE; the storm stands as the "
+		"cause when its loss rate is at least lift_min times the control's (one "
+		"pseudo-loss if it lost none) and Fisher's exact test gives p below 0.01"));
+	return o;
+}
+
 static void ds_progress(void *arg, char *buf, size_t len, uint64_t seen)
 {
 	const struct ds_state *st = arg;
@@ -433,6 +492,7 @@ static void ds_run(struct pms_run *run)
 	snprintf(idle, sizeof(idle), "no toggle happened: the storm did not run (%s toggler), "
 		 "so nothing was tested", togglers[st->toggler]);
 	pms_sigrun_verdict(run, r, &cfg, &res, nt ? NULL : idle);
+	split_control(st, &cfg, &res, nt);
 	/* Each DISABLE is evidence: the seed's schedule-out path by ioctl. */
 	toggles = calloc(nt ? nt : 1, sizeof(*toggles));
 	for (i = 0; toggles && i < nt; i++)
@@ -440,6 +500,9 @@ static void ds_run(struct pms_run *run)
 			.cause = PMS_CAUSE_IOCTL_DISABLE, .a = (int32_t)(i + 1), .b = -1 };
 	pms_sigrun_attribute(run, r, &res, cls, toggles, toggles ? nt : 0, o);
 	free(toggles);
+	pms_stressor_control_judge(&r->control, pms_lift_min(run), 0.01);
+	json_object_object_add(json_object_object_get(run->result, "disable_storm"), "control",
+			       control_json(st));
 	free(cls);
 	pms_run_append_reason(run, "%llu signals for %llu overflows implied; %llu "
 			      "DISABLE/ENABLE toggles (%.0f/s, %s toggler, %s semantics: "

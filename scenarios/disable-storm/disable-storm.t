@@ -31,6 +31,10 @@ exact_run() {	# NAME ARGS...: passes, every delta exactly P, toggles happened
 	jtrue "$j" "d['affinity']['restored']"; ok $? "$name: affinity restored"
 	tests/helpers/validate-json results/schema/result.schema.json "$j" > /dev/null
 	ok $? "$name: result valid against the schema"
+	# The control part came first: no toggle in it, its overflows all signalled.
+	C="d['disable_storm']['control']"
+	jtrue "$j" "$C['measured'] and $C['seconds'] >= 0.95 * $C['requested_seconds'] > 0 and $C['overflows'] > 0 and $C['lost'] == $C['lost_with'] == 0 and not $C['stands'] and $C['overflows'] + $C['overflows_with'] == d['oracle']['overflows_implied']"
+	ok $? "$name: $(jget "$j" "round($C['seconds'], 3)") s without toggles first, $(jget "$j" "$C['overflows']") overflows, then $(jget "$j" "$C['overflows_with']") in the storm, none lost"
 }
 
 if [ -z "$core" ]; then
@@ -46,8 +50,10 @@ if [ -z "$core" ]; then
 	ok $? "thread: breakpoint measured to keep its remaining period at ENABLE; exact applied"
 	exact_run self --toggler self
 	exact_run handler --toggler handler
-	jtrue "$tmp/handler.json" "d['disable_storm']['toggles'] == d['oracle']['signals']"
-	ok $? "handler: one toggle per signal"
+		# Every signal toggles once the control is over: the first toggle is in
+	# the handler of the control's last signal, then one per storm signal.
+	jtrue "$tmp/handler.json" "d['disable_storm']['toggles'] == d['disable_storm']['control']['overflows_with'] + 1"
+	ok $? "handler: one toggle per signal after the control"
 	exact_run mover --mover hwloc
 	jtrue "$tmp/mover.json" "d['mover']['enabled'] and d['mover']['migrations_sched'] > 10"
 	ok $? "mover: the scheduler saw migrations during the storm"
@@ -60,8 +66,12 @@ fi
 
 # A loss is caught end to end, with the toggle next to it.
 inject_drop_run disable-storm 50
-jtrue "$j" "len(d['disable_storm']['anomaly_toggles']) == len(d['oracle']['anomalies']['list']) > 0 and all(a['toggle_before'] >= 1 and a['since_toggle_ns'] >= 0 and a['signal'] == b['signal'] for a, b in zip(d['disable_storm']['anomaly_toggles'], d['oracle']['anomalies']['list']))"
-ok $? "fault injection: each anomaly has its nearest toggle"
+jtrue "$j" "len(d['disable_storm']['anomaly_toggles']) == len(d['oracle']['anomalies']['list']) > 0 and all(a['signal'] == b['signal'] and ((a['toggle_before'] >= 1 and a['since_toggle_ns'] >= 0) if a['time_ns'] >= d['disable_storm']['first_toggle_ns'] else a['toggle_before'] is None) for a, b in zip(d['disable_storm']['anomaly_toggles'], d['oracle']['anomalies']['list']))"
+ok $? "fault injection: each anomaly in the storm has its nearest toggle, none before it"
+# Drops at one rate with and without toggles: the storm is not blamed.
+C="d['disable_storm']['control']"
+jtrue "$j" "$C['measured'] and $C['lost'] > 0 and $C['lost_with'] > 0 and $C['lost'] + $C['lost_with'] == d['oracle']['lost'] and not $C['stands'] and 'not enough to blame it' in d['reason'] and 'matches: armv8pmu' not in d['reason']"
+ok $? "fault injection: lost $(jget "$j" "$C['lost']") of $(jget "$j" "$C['overflows']") before the storm and $(jget "$j" "$C['lost_with']") of $(jget "$j" "$C['overflows_with']") in it: the storm is not blamed"
 
 # A storm that silences the signals is reported by the watchdog, not a hang.
 inject_stop_run disable-storm 20

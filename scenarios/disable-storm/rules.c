@@ -285,3 +285,33 @@ json_object *pms_enable_probe_to_json(const struct pms_enable_probe *p, bool app
 			       json_object_new_string(strerror(-p->err)) : NULL);
 	return o;
 }
+
+void pms_control_split(const struct pms_signal *sig, size_t n, const struct pms_toggle *t0,
+		       uint64_t base, uint64_t period, uint64_t lost, uint64_t implied,
+		       struct pms_stressor_control *c)
+{
+	uint64_t sigs = 0, before;
+	size_t i;
+
+	c->valid = false;
+	c->overflows = c->lost = c->overflows_with = c->lost_with = 0;
+	if (!period || t0->value < base)
+		return;
+	for (i = 0; i < n; i++)
+		if (sig[i].time_ns < t0->disable_ns)
+			sigs++;
+	before = (t0->value - base) / period;
+	if (before > sigs)
+		before--;		/* the one in flight: the storm's */
+	if (before > implied)
+		return;
+	c->valid = true;
+	c->overflows = before;
+	c->lost = before > sigs ? before - sigs : 0;
+	if (c->lost > lost)
+		c->lost = lost;
+	c->overflows_with = implied - before;
+	c->lost_with = lost - c->lost;
+	if (c->lost_with > c->overflows_with)
+		c->lost_with = c->overflows_with;
+}

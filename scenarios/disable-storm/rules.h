@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include "pms-attrib.h"
 #include "pms-counter.h"
+#include "pms-oracle.h"
 
 /* One PERF_EVENT_IOC_DISABLE / PERF_EVENT_IOC_ENABLE pair. */
 struct pms_toggle {
@@ -118,5 +120,20 @@ int pms_enable_probe(const struct pms_counter *c, struct pms_workload *w, int si
 		     struct pms_enable_probe *out);
 
 json_object *pms_enable_probe_to_json(const struct pms_enable_probe *p, bool applies);
+
+/*
+ * pms_control_split - the control part (before the first toggle @t0)
+ * against the storm, from the counts: the signals stamped before @t0's
+ * DISABLE against the overflows its read implies ((value - base) / period).
+ * An overflow still in flight at that DISABLE (one more implied than
+ * signalled) is left to the storm, which has to deliver it.  The storm's
+ * losses are the run's (@lost of @implied, the oracle's) less the
+ * control's.  Fills overflows, lost, overflows_with, lost_with and valid
+ * of @c (valid false when the read is below @base or implies more than the
+ * run did).
+ */
+void pms_control_split(const struct pms_signal *sig, size_t n, const struct pms_toggle *t0,
+		       uint64_t base, uint64_t period, uint64_t lost, uint64_t implied,
+		       struct pms_stressor_control *c);
 
 #endif

@@ -229,6 +229,46 @@ static void test_toggle_log(void)
 	pms_toggle_log_fini(&log);
 }
 
+/*
+ * The control part: signals before the first DISABLE against the overflows
+ * its read implies; one in flight at that DISABLE goes to the storm.
+ */
+static void test_control_split(void)
+{
+	static const uint64_t v[] = { 100, 200, 300, 400, 500, 700, 800 };
+	struct pms_toggle t0 = { .disable_ns = 0, .value = 450, .value_valid = 1 };
+	struct pms_stressor_control c;
+	size_t n = stream(v, 7);
+
+	/* signal k at time 1000 * k: the first four before the DISABLE */
+	t0.disable_ns = 4500;
+	pms_control_split(sig, n, &t0, 0, 100, 1, 8, &c);
+	ok(c.valid && c.overflows == 4 && c.lost == 0 && c.overflows_with == 4 &&
+	   c.lost_with == 1, "4 overflows, 4 signals before the storm; the storm lost 1 of 4 "
+	   "(%llu/%llu, %llu/%llu)", (unsigned long long)c.lost, (unsigned long long)c.overflows,
+	   (unsigned long long)c.lost_with, (unsigned long long)c.overflows_with);
+
+	/* the 5th overflow happened before the DISABLE, its signal came after */
+	t0.value = 520;
+	pms_control_split(sig, n, &t0, 0, 100, 1, 8, &c);
+	ok(c.valid && c.overflows == 4 && c.lost == 0 && c.overflows_with == 4,
+	   "an overflow in flight at the first DISABLE is the storm's, not a control loss");
+
+	/* two implied beyond the signals: one lost in the control */
+	t0.value = 620;
+	pms_control_split(sig, n, &t0, 0, 100, 1, 8, &c);
+	ok(c.valid && c.overflows == 5 && c.lost == 1 && c.lost_with == 0 &&
+	   c.overflows_with == 3, "two overflows unsignalled at the DISABLE: one lost before "
+	   "the storm, the run's one loss is the control's");
+
+	t0.value = 5000;
+	pms_control_split(sig, n, &t0, 0, 100, 1, 8, &c);
+	ok(!c.valid, "a read implying more than the run did: not measured");
+	t0.value = 50;
+	pms_control_split(sig, n, &t0, 100, 100, 1, 8, &c);
+	ok(!c.valid, "a read below the base: not measured");
+}
+
 int main(void)
 {
 	test_keeps_period_clean();
@@ -243,5 +283,6 @@ int main(void)
 	test_toggle_last_before();
 	test_enable_sem_decide();
 	test_toggle_log();
+	test_control_split();
 	return tap_done();
 }

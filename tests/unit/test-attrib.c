@@ -172,6 +172,51 @@ static void fixture_throttled(const char *dir, const struct pms_attrib_cfg *cfg)
 	free_fixture(&fx);
 }
 
+/*
+ * A stressor against its control part: the emulated 6.12 disable-storm
+ * figures (101 of 238 lost in the storm) against a clean control blame the
+ * storm; the same loss rate with and without it, or too few overflows to
+ * tell, do not.
+ */
+static void test_stressor_control(void)
+{
+	struct pms_stressor_control c = { .valid = true, .seconds = 0.5, .overflows = 9000,
+					  .lost = 0, .overflows_with = 238, .lost_with = 101 };
+	char buf[512];
+
+	pms_stressor_control_judge(&c, 2, 0.01);
+	ok(c.stands && c.lift_at_least && c.p < 1e-30,
+	   "42%% lost in the storm, none of 9000 before it: the storm stands (lift %.0f, p %.2g)",
+	   c.lift, c.p);
+	pms_stressor_control_sentence(&c, "the DISABLE/ENABLE storm", buf, sizeof(buf));
+	ok(strstr(buf, "101 of 238 overflows lost with it") && strstr(buf, "0 of 9000") &&
+	   strstr(buf, "lift at least"), "the sentence gives both parts: %s", buf);
+
+	c = (struct pms_stressor_control){ .valid = true, .overflows = 1000, .lost = 20,
+					   .overflows_with = 500, .lost_with = 10 };
+	pms_stressor_control_judge(&c, 2, 0.01);
+	ok(!c.stands && c.lift > 0.99 && c.lift < 1.01 && c.p > 0.5,
+	   "2%% lost with and without (injected drops): not blamed (lift %.2f, p %.2g)",
+	   c.lift, c.p);
+
+	c = (struct pms_stressor_control){ .valid = true, .overflows = 10, .lost = 0,
+					   .overflows_with = 10, .lost_with = 3 };
+	pms_stressor_control_judge(&c, 2, 0.01);
+	ok(!c.stands && c.lift >= 2 && c.p > 0.01,
+	   "3 of 10 against 0 of 10: lift %.1f but p %.2g, not blamed", c.lift, c.p);
+
+	c = (struct pms_stressor_control){ .valid = true, .overflows = 0, .overflows_with = 50,
+					   .lost_with = 5 };
+	pms_stressor_control_judge(&c, 2, 0.01);
+	ok(!c.stands && c.p == 1, "no overflow in the control: nothing to measure against");
+
+	c = (struct pms_stressor_control){ .valid = false, .overflows = 9000,
+					   .overflows_with = 238, .lost_with = 101 };
+	pms_stressor_control_judge(&c, 2, 0.01);
+	pms_stressor_control_sentence(&c, "x", buf, sizeof(buf));
+	ok(!c.stands && !buf[0], "no control measured: no verdict, no sentence");
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixdir = argc > 1 ? argv[1] : getenv("PMS_FIXTURES") ?: "tests/fixtures";
@@ -398,5 +443,6 @@ int main(int argc, char **argv)
 
 	fixture_injected(fixdir, &cfg);
 	fixture_throttled(fixdir, &cfg);
+	test_stressor_control();
 	return tap_done();
 }

@@ -216,6 +216,52 @@ static void test_skid_bound(void)
 	pms_oracle_result_free(&r);
 }
 
+/*
+ * An emulated PMU (QEMU TCG) raises the overflow at its next timer event:
+ * a late signal, the coalesced one that repays it, and an early one are
+ * reported but not judged; an index never repaid still fails the run.
+ */
+static void test_timing_unjudged(void)
+{
+	static const uint64_t v[] = { 10000, 30000, 30005, 43000, 50000 };
+	static const uint64_t w[] = { 10000, 30000, 40000 };
+	struct pms_oracle_cfg c = cfg_exact();
+	struct pms_oracle_result r;
+	char why[512];
+	size_t n = stream(v, 5);
+
+	c.final_valid = true;
+	c.final_value = 50500;
+	c.skid = 1000;
+	c.timing_unjudged = true;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "emulated: classify returns 0");
+	ok(r.by_class[PMS_CLASS_LATE] == 2 && r.by_class[PMS_CLASS_COALESCED] == 1 &&
+	   r.by_class[PMS_CLASS_EARLY] == 1 && r.lost == 0,
+	   "emulated: still counted: 2 late, 1 coalesced, 1 early, none lost");
+	ok(!r.judged[PMS_CLASS_LATE] && !r.judged[PMS_CLASS_EARLY] &&
+	   !r.judged[PMS_CLASS_COALESCED] && r.judged[PMS_CLASS_SPURIOUS] &&
+	   r.judged[PMS_CLASS_GAP] && r.lost_judged, "emulated: timing classes not judged, the rest are");
+	ok(!pms_oracle_failed(&c, &r, why, sizeof(why)) && contains(why, "no overflow lost") &&
+	   contains(why, "2 late, 1 early, 1 coalesced signals reported, not judged") &&
+	   !contains(why, "all 5 signals on time"),
+	   "emulated: passes and says what it did not judge: %s", why);
+	pms_oracle_result_free(&r);
+
+	c.timing_unjudged = false;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0 && pms_oracle_failed(&c, &r, why, sizeof(why)),
+	   "the same signals judged against a real CPU's bound fail: %s", why);
+	pms_oracle_result_free(&r);
+
+	n = stream(w, 3);
+	c.timing_unjudged = true;
+	c.final_value = 40500;
+	ok(pms_oracle_classify(&c, sig, n, &r) == 0, "emulated gap: classify");
+	ok(pms_oracle_failed(&c, &r, why, sizeof(why)) && contains(why, "1 overflow lost") &&
+	   !contains(why, "not judged"),
+	   "emulated: an index never repaid still fails (%s)", why);
+	pms_oracle_result_free(&r);
+}
+
 static void test_spurious(void)
 {
 	static const uint64_t v[] = { 10000, 10003, 20000 };
@@ -785,6 +831,7 @@ int main(void)
 	test_anomaly_cap();
 	test_histogram();
 	test_skid_bound();
+	test_timing_unjudged();
 	test_jump_two_small_delta();
 	test_floor_index();
 	test_class_edges();
