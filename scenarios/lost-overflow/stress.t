@@ -67,7 +67,8 @@ cinv=$(jget "$tmp/control.json" "d['stressors']['workload_switches']['involuntar
 # hide in that: compare involuntary switches only on a quiet machine.  The
 # voluntary ones (sleeps) do not depend on it.
 busy_cpu=
-[ "$cinv" -le 150 ] || busy_cpu="the control was preempted $cinv times in $SD: the machine is busy with other work"
+# Quiet, the control is preempted a handful of times a second (3 to 6 here).
+[ "$cinv" -le 50 ] || busy_cpu="the control was preempted $cinv times in $SD: the machine is busy with other work"
 compare() {	# COND DESCRIPTION: ok on a quiet machine, skip on a busy one
 	if [ -n "$busy_cpu" ]; then
 		skip "$2" "$busy_cpu"
@@ -102,12 +103,12 @@ ok $? "fork: no child held a perf_event fd after exec; the counter is not inheri
 # several children can run in one such gap and the scheduler need not
 # preempt at each wake-up: measured here, 0.4 to 1 switch per child.  So
 # the floor is relative to the children the run really spawned (one in
-# eight) and never below 20 more than twice the control.
+# eight) above the control, and never below 20.
 all=$(( $(sw fork voluntary) + $(sw fork involuntary) ))
 spawned=$(jget "$tmp/fork.json" "d['stressors']['fork_churn']['spawned']")
 floor=$((spawned / 8)); [ "$floor" -ge 20 ] || floor=20
-[ "$all" -gt $((2 * (cvol + cinv) + floor)) ]
-compare $? "fork: the workload's switches $((cvol + cinv)) (control) -> $all for $spawned children (floor $((2 * (cvol + cinv) + floor)))"
+[ "$all" -gt $((cvol + cinv + floor)) ]
+compare $? "fork: the workload's switches $((cvol + cinv)) (control) -> $all for $spawned children (floor $((cvol + cinv + floor)))"
 no_children fork
 
 # --sleep-every: each sleep is a voluntary switch.

@@ -1403,6 +1403,44 @@ static json_object *view_json(const struct pn_state *st, enum pn_view v,
 	return o;
 }
 
+/*
+ * Each busy thread's time on a CPU so far, from the root namespace's /proc,
+ * read just before STOP (they are still there): a thread the scheduler
+ * hardly ran owes no sample.
+ */
+static void busy_cpu_time(struct pn_state *st)
+{
+	char path[96], line[128];
+	size_t i;
+
+	for (i = 0; i < st->truth.n; i++) {
+		struct pn_task *t = &st->truth.t[i];
+		unsigned long long ns;
+
+		if (t->role != PN_MAIN && t->role != PN_THREAD)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", t->pid[PN_ROOT],
+			 t->tid[PN_ROOT]);
+		t->cpu_known = !pms_read_line(path, line, sizeof(line)) &&
+			       sscanf(line, "%llu", &ns) == 1;
+		t->cpu_ns = t->cpu_known ? ns : 0;
+	}
+}
+
+/*
+ * How long a busy thread must have run for its missing samples to count:
+ * five periods of a timer event, and never less than 20 ms.
+ */
+static uint64_t busy_floor_ns(const struct pn_state *st)
+{
+	uint64_t f = 20 * NS_PER_MS;
+
+	if (st->ev.sem == PMS_SEM_TIMER && st->cfg.period < UINT64_MAX / 5 &&
+	    5 * st->cfg.period > f)
+		f = 5 * st->cfg.period;
+	return f;
+}
+
 static json_object *task_json(const struct pn_task *t)
 {
 	json_object *o = json_object_new_object(), *x;
@@ -1417,6 +1455,9 @@ static json_object *task_json(const struct pn_task *t)
 		ju(x, "cpu_wide_switches", t->cpu_switches[v]);
 		json_object_object_add(o, pn_view_name((enum pn_view)v), x);
 	}
+	if (t->role == PN_MAIN || t->role == PN_THREAD)
+		json_object_object_add(o, "cpu_seconds", t->cpu_known ?
+				       json_object_new_double((double)t->cpu_ns / 1e9) : NULL);
 	return o;
 }
 
@@ -1758,6 +1799,7 @@ static void pn_run(struct pms_run *run)
 				       st->fail[0])) {
 			struct pn_msg stop = { .type = M_STOP };
 
+			busy_cpu_time(st);
 			send_msg(st->sock, &stop, NULL, 0);
 			st->stop_sent = true;
 		}
@@ -1821,8 +1863,8 @@ static void pn_run(struct pms_run *run)
 		if (t->role != PN_MAIN && t->role != PN_THREAD)
 			continue;
 		for (v = 0; v < PN_NR_VIEWS; v++)
-			if (st->v[v].on && exact[v] && !t->samples[v] &&
-			    st->end_ns - st->start_ns > 100 * NS_PER_MS) {
+			if (st->v[v].on && exact[v] && !t->samples[v] && t->cpu_known &&
+			    t->cpu_ns >= busy_floor_ns(st)) {
 				j->cls[PN_MISSING][v]++;
 				j->bad++;
 				if (j->nkept < PN_KEPT) {

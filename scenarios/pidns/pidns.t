@@ -157,5 +157,8 @@ out=$($PMS run pidns --event breakpoint --quiet --json "$tmp/bp.json" 2>&1); rc=
 timeout --preserve-status -s INT 1 $PMS run pidns --quiet --duration 20s --json "$tmp/int.json"; rc=$?
 [ $rc -eq 130 ]; ok $? "SIGINT mid-run: exits 130, got $rc"
 [ -z "$(leftovers)" ]; ok $? "SIGINT: nothing of the namespace is left running"
+# A busy thread owes samples only for the time it ran: read as STOP is sent.
+jtrue "$tmp/int.json" "all(d['pidns']['tasks'][k]['cpu_seconds'] > 0 for k in ('main', 'thread'))"
+ok $? "SIGINT: each busy thread's CPU time recorded (main $(jget "$tmp/int.json" "d['pidns']['tasks']['main']['cpu_seconds']") s, thread $(jget "$tmp/int.json" "d['pidns']['tasks']['thread']['cpu_seconds']") s)"
 
 done_testing

@@ -45,6 +45,9 @@ struct pn_task {
 	uint32_t seen_comm[PN_NR_VIEWS], seen_ns[PN_NR_VIEWS];
 	uint64_t samples[PN_NR_VIEWS], switches[PN_NR_VIEWS];
 	uint64_t cpu_switches[PN_NR_VIEWS];
+	/* a busy thread's time on a CPU (schedstat) as the stop was sent */
+	uint64_t cpu_ns;
+	bool cpu_known;
 };
 
 struct pn_truth {
