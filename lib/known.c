@@ -586,6 +586,27 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
+/* Whether any name of the comma list @names is in @list. */
+static bool any_in_list(const char *list, const char *names)
+{
+	char one[64];
+	const char *p = names;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l < sizeof(one)) {
+			memcpy(one, p, l);
+			one[l] = '\0';
+			if (in_list(list, one))
+				return true;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
 static bool is_slug(const char *s)
 {
 	if (!s || !*s || *s == '-')
@@ -800,7 +821,7 @@ enum pms_known_fit pms_known_fit(const struct pms_known *k, const struct pms_kno
 			but = "it needs attr.sigtrap and the run did not set it";
 		} else if (!ctx->cause) {
 			but = "the run has no dominant cause to compare";
-		} else if (!in_list(k->cause, ctx->cause)) {
+		} else if (!any_in_list(k->cause, ctx->cause)) {
 			snprintf(tmp, sizeof(tmp), "the dominant cause is %s, the bug gives %s",
 				 ctx->cause, k->cause);
 			but = tmp;

@@ -73,7 +73,8 @@ struct pms_known_ctx {
 	const char *release;	/* uname -r: "6.1.0-56-arm64", "6.18.44-fc-v782" */
 	const char *pmu_driver;	/* sysfs PMU name: "armv8_pmuv3_0", "cpu_core"; NULL unknown */
 	const char *scenario;	/* NULL from the probe: match on the machine only */
-	const char *cause;	/* dominant cause of the run's anomalies; NULL from the probe */
+	const char *cause;	/* dominant cause of the run's anomalies, or several
+				 * joined by commas; NULL from the probe */
 	int exclude_kernel;	/* 0, 1, or -1 unknown */
 	int vhe;		/* 0, 1, or -1 unknown */
 	int pseudo_nmi;		/* 0, 1, or -1 unknown */

@@ -1237,7 +1237,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	struct pms_attrib_result ar;
 	struct pms_evbuf eb = { 0 };
 	size_t n = pms_sigrun_nsignals(s), wpos = 0;
-	char why[512], sentence[512], env[768];
+	char why[512], sentence[512], env[1024], ctl[512] = "";
 	bool env_any;
 
 	cfg.lift_min = pms_lift_min(run);
@@ -1317,14 +1317,35 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 	 * events), under configuration that holds signals back.
 	 */
 	env_any = environment(s, &ar, env, sizeof(env));
+	/*
+	 * An emulated PMU raises an overflow when the emulator gets to it: an
+	 * interrupt late by periods folds them into one signal, as a lost one
+	 * would look.  Where no schedule-out cause stands out, that is the
+	 * reading this run supports.
+	 */
+	if (s->skid_unbounded && res->lost_judged && res->lost) {
+		size_t pos = strlen(env);
+
+		pms_append(env, sizeof(env), &pos, "%sthe PMU is emulated (QEMU TCG): it raises "
+			   "an overflow at the emulator's next timer event, and an interrupt "
+			   "that late folds several periods into one signal", pos ? "; " : "");
+		env_any = true;
+	}
+	if (s->stressor < PMS_CAUSE_NR && s->control.valid) {
+		pms_stressor_control_judge(&s->control, cfg.lift_min, cfg.alpha);
+		pms_stressor_control_sentence(&s->control, s->stressor_words ? s->stressor_words :
+					      pms_cause_name(s->stressor), ctl, sizeof(ctl));
+	}
 	if (run->verdict == PMS_VERDICT_FAIL ||
 	    (run->verdict == PMS_VERDICT_PASS && (res->lost || res->anomalies_total) && env_any)) {
 		/*
 		 * Bugs are matched on schedule-out causes, never on environment;
 		 * multiplexing asked for with --competing-events is a schedule-out
-		 * under test.
+		 * under test.  A stressor that raised the loss rate over its own
+		 * control (a DISABLE/ENABLE storm) is one as well.
 		 */
 		int best = pms_attrib_schedule_out_cause(&ar, s->k.competing_open > 0);
+		bool stands = s->control.valid && s->control.stands;
 
 		/* The failing class's own causes first: that is what was judged. */
 		sentence[0] = '\0';
@@ -1338,7 +1359,7 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			pms_attrib_class_sentence(&ar, PMS_CLASS_LATE, sentence, sizeof(sentence));
 		if (!sentence[0])
 			pms_attrib_sentence(&ar, sentence, sizeof(sentence));
-		if (env_any && best < 0) {
+		if (env_any && best < 0 && !stands) {
 			/*
 			 * The kernel did what it was configured to do and no
 			 * schedule-out path explains anything: not a kernel bug.
@@ -1350,45 +1371,40 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			snprintf(run->reason, sizeof(run->reason), "not a kernel bug: %s", env);
 			pms_run_append_reason(run, "what was seen: %s", was);
 			pms_run_append_reason(run, "attribution: %s", sentence);
+			if (ctl[0])
+				pms_run_append_reason(run, "measured against its base rate, %s", ctl);
 			pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
 		} else {
-			const char *cause = best >= 0 ? pms_cause_name(best) : NULL;
+			char causes[96];
+			size_t cpos = 0;
 
+			causes[0] = '\0';
+			if (best >= 0)
+				pms_append(causes, sizeof(causes), &cpos, "%s", pms_cause_name(best));
 			pms_run_append_reason(run, "attribution: %s%s", sentence,
 					      cfg.complete ? "" : " (incomplete: see attribution)");
 			/*
-			 * A stressor in every window (a DISABLE/ENABLE storm)
-			 * has no base rate to beat: say so, and let the
-			 * scenario's own stressor stand as the candidate.
+			 * The stressor against its control (disable-storm): where
+			 * it raised the loss rate it is a cause too, next to any
+			 * the windows found (a mover's rebinds).
 			 */
-			if (s->stressor < PMS_CAUSE_NR && s->control.valid) {
-				char cs[512];
-
-				pms_stressor_control_judge(&s->control, cfg.lift_min, cfg.alpha);
-				pms_stressor_control_sentence(&s->control, s->stressor_words ?
-							      s->stressor_words :
-							      pms_cause_name(s->stressor),
-							      cs, sizeof(cs));
-				if (s->control.stands) {
-					if (!cause)
-						cause = pms_cause_name(s->stressor);
-					pms_run_append_reason(run, "measured against its base "
-							      "rate, %s", cs);
-				} else {
-					pms_run_append_reason(run, "measured against its base "
-							      "rate, %s: %s", cs,
-							      s->control.lost_with ?
-							      "not enough to blame it" :
-							      "it lost nothing");
-				}
-			} else if (!cause && s->stressor < PMS_CAUSE_NR &&
+			if (ctl[0]) {
+				pms_run_append_reason(run, "measured against its base rate, %s%s", ctl,
+						      stands ? "" : s->control.lost_with ?
+						      ": not enough to blame it" : ": it lost nothing");
+				if (stands && best != (int)s->stressor)
+					pms_append(causes, sizeof(causes), &cpos, "%s%s",
+						   cpos ? "," : "", pms_cause_name(s->stressor));
+			} else if (best < 0 && s->stressor < PMS_CAUSE_NR &&
 				   ubiquitous(&ar.cause[s->stressor], &ar)) {
-				cause = pms_cause_name(s->stressor);
+				/* No control: a stressor everywhere stands as the candidate. */
+				pms_append(causes, sizeof(causes), &cpos, "%s",
+					   pms_cause_name(s->stressor));
 				pms_run_append_reason(run, "%s was in %llu of %llu anomaly windows "
 						      "and %.0f%% of on-time ones: a stressor "
 						      "everywhere has no base rate to beat, so it "
 						      "stands as the candidate (compare with a run "
-						      "without it)", cause, (unsigned long long)
+						      "without it)", causes, (unsigned long long)
 						      ar.cause[s->stressor].anomaly_windows,
 						      (unsigned long long)ar.anomalies,
 						      ar.on_time ? 100.0 * (double)ar.cause[s->stressor]
@@ -1396,7 +1412,8 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			}
 			if (env[0])
 				pms_run_append_reason(run, "environment too: %s", env);
-			pms_run_known_issues(run, cause, s->c.ev.attr.exclude_kernel);
+			pms_run_known_issues(run, causes[0] ? causes : NULL,
+					     s->c.ev.attr.exclude_kernel);
 		}
 	} else {
 		pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);

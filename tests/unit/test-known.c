@@ -228,6 +228,21 @@ static void test_armv8(void)
 	ctx.cause = "ioctl_disable";
 	ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_APPLIES,
 	   "ioctl_disable is the other entry's: applies only");
+	{
+		const struct pms_known *d = pms_known_find("armv8pmu-pending-overflow-ioc-disable");
+
+		/* a storm beside the mover: both causes stood, both entries match */
+		ctx.scenario = "disable-storm";
+		ctx.cause = "rebind,ioctl_disable";
+		ok(d && pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_MATCHES &&
+		   pms_known_fit(d, &ctx, why, sizeof(why)) == PMS_KNOWN_MATCHES,
+		   "causes rebind,ioctl_disable: the sched-out and the IOC_DISABLE entries both "
+		   "match (%s)", why);
+		ctx.cause = "throttle,unexplained";
+		ok(pms_known_fit(k, &ctx, why, sizeof(why)) == PMS_KNOWN_APPLIES,
+		   "a list with no cause of the entry's: applies only");
+		ctx.scenario = "lost-overflow";
+	}
 	ok(pms_known_cause_valid("migration,rebind,switch_out") &&
 	   !pms_known_cause_valid("migration,bogus") && !pms_known_cause_valid(""),
 	   "cause lists are checked word by word");
