@@ -50,6 +50,9 @@ ok $? "the mover moved the thread inside the guest ($(jget "$j" "d['mover']['mig
 # skid, so lateness is reported, not judged, while lost overflows still are.
 jtrue "$j" "not d['oracle']['skid_bounded'] and not d['oracle']['judged']['late'] and not d['oracle']['judged']['early'] and not d['oracle']['judged']['coalesced'] and d['oracle']['judged']['lost'] and 'emulated PMU' in d['oracle']['skid_source'] and ('beyond the skid bound' not in d['reason'])"
 ok $? "emulated PMU: late, early and coalesced reported, not judged ($(jget "$j" "d['oracle']['classes']['late']") late); lost still judged"
+tests/helpers/validate-json results/schema/result.schema.json "$j" > "$tmp/v-lo" 2>&1
+ok $? "the guest's lost-overflow result validates against the schema"
+[ $? -eq 0 ] || diag < "$tmp/v-lo"
 grep -q "^6\.1\.[^ ]* *| *[a-z]* ([0-9]*) sig" "$tmp/matrix.out"; ok $? "the matrix table has a row for the kernel"
 
 # The aux_action ABI on 6.1: every bit is still reserved there.
