@@ -184,6 +184,7 @@ struct run {
 	enum pms_cmp_verdict verdict;
 	bool measured;		/* has an oracle section */
 	bool interrupted;	/* ended early by SIGINT/SIGTERM: a partial run */
+	bool storm_only;	/* lost rate from disable_storm.control's storm part */
 	bool final_known;	/* oracle.overflows_implied is not null */
 	uint64_t signals, lost, overflows;
 	uint64_t events[PMS_CMP_NR_RATES], trials[PMS_CMP_NR_RATES];
@@ -596,6 +597,8 @@ static int oracle_consistent(json_object *root, const char *file, const struct r
 	return 0;
 }
 
+static bool get_u64(json_object *o, const char *path, uint64_t *out);
+
 static int parse_oracle(json_object *root, const char *file, struct run *r, char *err,
 			size_t errlen)
 {
@@ -639,6 +642,23 @@ static int parse_oracle(json_object *root, const char *file, struct run *r, char
 			return ret;
 		r->events[PMS_CMP_LOST] = r->lost;
 		r->trials[PMS_CMP_LOST] = r->overflows;
+	}
+	/*
+	 * disable-storm with a control part: what a storm is compared on is
+	 * its own loss rate, not one diluted by the control's overflows (a
+	 * result without a control is all storm).
+	 */
+	if (r->final_known && lookup(root, "disable_storm.control.measured", &v) && v &&
+	    json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v)) {
+		uint64_t lw, ow;
+
+		if (get_u64(root, "disable_storm.control.lost_with", &lw) &&
+		    get_u64(root, "disable_storm.control.overflows_with", &ow) && lw <= ow &&
+		    lw <= r->lost && ow <= r->overflows) {
+			r->events[PMS_CMP_LOST] = lw;
+			r->trials[PMS_CMP_LOST] = ow;
+			r->storm_only = true;
+		}
 	}
 	/* A class the semantics do not judge (timer events) must not decide a
 	 * regression; results before oracle.judged existed judged everything. */
@@ -1159,6 +1179,7 @@ static int group_add(struct pms_cmp_group *g, struct run *r, const char *file)
 		return ret;
 	g->verdicts[r->verdict]++;
 	g->runs_interrupted += r->interrupted;
+	g->runs_storm_only += r->storm_only;
 	if (r->measured) {
 		for (i = 0; i < PMS_CMP_NR_RATES; i++) {
 			g->judged[i] = g->runs_measured ? g->judged[i] && r->judged[i] :
@@ -2109,6 +2130,22 @@ static void interrupted_notes(const struct pms_cmp_group *g, const struct pms_cm
 	}
 }
 
+/* disable-storm runs with a control: whose lost rate is the storm's alone. */
+static void storm_notes(const struct pms_cmp_group *g, const struct pms_cmp_group *h,
+			json_object *notes, bool *oom)
+{
+	const struct pms_cmp_group *side[2] = { g, h };
+	int s;
+
+	for (s = 0; s < 2; s++)
+		if (side[s]->runs_storm_only)
+			why_add(notes, oom, "%s: lost per overflow is the storm's alone in %zu of "
+				"%zu run%s (disable_storm.control.lost_with of overflows_with): "
+				"the control before the storm is left out", s ? "NEW" : "OLD",
+				side[s]->runs_storm_only, side[s]->runs,
+				side[s]->runs == 1 ? "" : "s");
+}
+
 static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cmp_group *h,
 			      double alpha, json_object *null_set, int *status, bool *oom)
 {
@@ -2129,6 +2166,7 @@ static json_object *pair_json(const struct pms_cmp_group *g, const struct pms_cm
 	notes = json_object_new_array();
 	diffs = differences(g, h, null_set, oom);
 	interrupted_notes(g, h, notes, oom);
+	storm_notes(g, h, notes, oom);
 
 	/* Verdicts and rates per signal or overflow (Fisher's test). */
 	if (vo == PMS_CMP_PASS && vn == PMS_CMP_FAIL)

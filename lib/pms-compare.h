@@ -97,6 +97,7 @@ struct pms_cmp_group {
 	size_t runs;
 	size_t runs_measured;		/* runs with an oracle section */
 	size_t runs_interrupted;	/* runs SIGINT/SIGTERM ended early: partial counts */
+	size_t runs_storm_only;		/* disable-storm runs whose lost rate is the storm's */
 	size_t runs_no_final;		/* ... whose overflows_implied was null */
 	size_t verdicts[PMS_CMP_NR_VERDICTS];
 	uint64_t signals, lost, overflows;

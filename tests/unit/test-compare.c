@@ -589,6 +589,25 @@ static void test_toggles(void)
 	json_object_put(r);
 }
 
+/*
+ * disable-storm with a control: the same storm (12 lost of 10000) after a
+ * clean 40000-overflow control is the SAME, not an improvement diluted by
+ * the control's overflows.
+ */
+static void test_storm_control(void)
+{
+	json_object *r = compare("toggles/old.json", "toggles/new-control.json", PMS_CMP_ALPHA);
+
+	ok(ju64(r, "pairs.0.rates.lost.new_events") == 12 &&
+	   ju64(r, "pairs.0.rates.lost.new_trials") == 10000,
+	   "storm control: NEW's lost rate is the storm's, 12 of 10000");
+	is_str(jstr(r, "pairs.0.rates.lost.change"), "same", "storm control: the same rate");
+	is_str(jstr(r, "pairs.0.status"), "SAME", "storm control: SAME, not IMPROVED");
+	ok(has_str(r, "pairs.0.notes", "NEW: lost per overflow is the storm's alone"),
+	   "storm control: the note says the control was left out");
+	json_object_put(r);
+}
+
 static void test_causes(void)
 {
 	json_object *r = compare("causes/old.json", "causes/new.json", PMS_CMP_ALPHA), *c;
@@ -798,6 +817,7 @@ int main(int argc, char **argv)
 	test_directories();
 	test_exposure();
 	test_toggles();
+	test_storm_control();
 	test_causes();
 	test_sysctl();
 	test_argv();
