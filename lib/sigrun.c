@@ -1370,7 +1370,10 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			run->verdict = PMS_VERDICT_ENVIRONMENT;
 			snprintf(run->reason, sizeof(run->reason), "not a kernel bug: %s", env);
 			pms_run_append_reason(run, "what was seen: %s", was);
-			pms_run_append_reason(run, "attribution: %s", sentence);
+			/* Without a scheduler trace a switch cannot stand out: say so. */
+			pms_run_append_reason(run, "attribution: %s%s", sentence,
+					      cfg.complete ? "" : " (incomplete: see attribution; "
+					      "--trace on would show switches and migrations)");
 			if (ctl[0])
 				pms_run_append_reason(run, "measured against its base rate, %s", ctl);
 			pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
