@@ -27,6 +27,9 @@
 #include "scenarios.h"
 
 enum ds_toggler { DS_THREAD, DS_SELF, DS_HANDLER };
+
+/* Fewer overflows than this in the storm: the run says it tested little. */
+#define DS_STORM_FEW	100
 enum ds_mover { DS_MOVER_NONE, DS_MOVER_HWLOC, DS_MOVER_TASKSET };
 enum ds_sem_choice { DS_SEM_AUTO, DS_SEM_KEEPS, DS_SEM_RESTARTS };
 
@@ -522,6 +525,12 @@ static void ds_run(struct pms_run *run)
 					      (double)(a->time_ns - st->log.t[k].disable_ns) / 1e3,
 					      k + 1);
 	}
+	/* A storm that let the counter count little tested little. */
+	if (r->control.valid && r->control.overflows_with < DS_STORM_FEW)
+		pms_run_append_reason(run, "the storm covered only %llu overflow%s (the toggler "
+				      "kept the counter off; --toggle-interval paces it): a pass "
+				      "says little", (unsigned long long)r->control.overflows_with,
+				      r->control.overflows_with == 1 ? "" : "s");
 	if (st->log.full)
 		pms_run_append_reason(run, "the toggle log filled up: the storm stopped after "
 				      "%.2f s of %.2f (raise --max-toggles)",

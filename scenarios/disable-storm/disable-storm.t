@@ -73,6 +73,13 @@ C="d['disable_storm']['control']"
 jtrue "$j" "$C['measured'] and $C['lost'] > 0 and $C['lost_with'] > 0 and $C['lost'] + $C['lost_with'] == d['oracle']['lost'] and not $C['stands'] and 'not enough to blame it' in d['reason'] and 'matches: armv8pmu' not in d['reason']"
 ok $? "fault injection: lost $(jget "$j" "$C['lost']") of $(jget "$j" "$C['overflows']") before the storm and $(jget "$j" "$C['lost_with']") of $(jget "$j" "$C['overflows_with']") in it: the storm is not blamed"
 
+# A storm that lets the counter count little says so: a long period leaves
+# the thread toggler's storm a handful of overflows.
+j=$tmp/few.json
+$PMS run disable-storm --duration "$D" --period 20000 --quiet --json "$j"
+jtrue "$j" "(d['disable_storm']['control']['overflows_with'] < 100) == ('the storm covered only' in d['reason']) and d['disable_storm']['control']['measured']"
+ok $? "a storm of $(jget "$j" "d['disable_storm']['control']['overflows_with']") overflows: the reason says how little it tested exactly when under 100"
+
 # A storm that silences the signals is reported by the watchdog, not a hang.
 inject_stop_run disable-storm 20
 
