@@ -1415,8 +1415,9 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			}
 			if (env[0])
 				pms_run_append_reason(run, "environment too: %s", env);
-			pms_run_known_issues(run, causes[0] ? causes : NULL,
-					     s->c.ev.attr.exclude_kernel);
+			/* A pass (anomalies reported, not judged) accuses nothing. */
+			pms_run_known_issues(run, run->verdict == PMS_VERDICT_FAIL && causes[0] ?
+					     causes : NULL, s->c.ev.attr.exclude_kernel);
 		}
 	} else {
 		pms_run_known_issues(run, NULL, s->c.ev.attr.exclude_kernel);
