@@ -186,8 +186,8 @@ void pms_stress_fini(struct pms_stress *st);
  * stressor's child (argv[0] is PMS_STRESS_CHILD_ARG): "noop" exits at once,
  * 0 when it holds no perf_event file descriptor, 3 when it inherited one;
  * "spin CPU RATE BURST_NS PPID" is a --preempt-by process competitor.
- * Return: the exit status.
+ * Never returns: ends the process with _exit() and the exit status.
  */
-int pms_stress_child_main(int argc, char **argv);
+__attribute__((noreturn)) int pms_stress_child_main(int argc, char **argv);
 
 #endif

@@ -752,11 +752,20 @@ static int child_spin(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * A stressor child ends with _exit(): it has nothing to flush, and the run
+ * kills whatever still runs at its stop.  An exit() would start a
+ * sanitized build's leak check, whose ptrace of its own threads that kill
+ * can interrupt mid-report ("Unable to get registers from thread", or an
+ * empty report file that fails the sanitized suite).
+ */
 int pms_stress_child_main(int argc, char **argv)
 {
+	int rc = 2;
+
 	if (argc >= 2 && !strcmp(argv[1], "noop"))
-		return holds_perf_fd() ? 3 : 0;
-	if (argc >= 2 && !strcmp(argv[1], "spin"))
-		return child_spin(argc, argv);
-	return 2;
+		rc = holds_perf_fd() ? 3 : 0;
+	else if (argc >= 2 && !strcmp(argv[1], "spin"))
+		rc = child_spin(argc, argv);
+	_exit(rc);
 }
