@@ -128,13 +128,6 @@ static enum pms_status set_exclude(struct pms_run *run, struct pms_counter *c, b
 	return PMS_OK;
 }
 
-static bool host_flag(json_object *host, const char *key)
-{
-	json_object *v;
-
-	return host && json_object_object_get_ex(host, key, &v) && v && json_object_get_boolean(v);
-}
-
 /*
  * Under QEMU TCG (the emulated-arm64 matrix) the only exact counter is
  * cycles with -icount shift=0, which advances once per guest instruction;
@@ -143,8 +136,9 @@ static bool host_flag(json_object *host, const char *key)
 static const char *preferred_event(struct pms_run *run, const char *preferred, char *why,
 				   size_t len)
 {
-	if (!strcmp(run->arch, "aarch64") && host_flag(run->host, "emulated") &&
-	    host_flag(run->host, "hardware_pmu")) {
+	if (!strcmp(run->arch, "aarch64") &&
+	    json_object_get_boolean(pms_json_get(run->host, "emulated")) &&
+	    json_object_get_boolean(pms_json_get(run->host, "hardware_pmu"))) {
 		snprintf(why, len, "emulated arm64 (QEMU): cycles, which advance one per guest "
 			 "instruction under -icount shift=0; QEMU signals an instructions "
 			 "overflow only at the next timer tick");

@@ -42,7 +42,6 @@ enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, co
 				  size_t nr_tids)
 {
 	struct pms_trace_cfg cfg = { 0 };
-	json_object *emu;
 	int ret;
 
 	t->mode = (enum pms_trace_mode)pms_opt_u64(&run->opts, "trace");
@@ -58,8 +57,8 @@ enum pms_status pms_tracing_start(struct pms_run *run, struct pms_tracing *t, co
 	 * guest seconds, 7 without.  There the trace changes what it would
 	 * explain, so "auto" leaves it off; --trace on still forces it.
 	 */
-	if (t->mode == PMS_TRACE_AUTO && json_object_object_get_ex(run->host, "emulated", &emu) &&
-	    json_object_get_boolean(emu)) {
+	if (t->mode == PMS_TRACE_AUTO &&
+	    json_object_get_boolean(pms_json_get(run->host, "emulated"))) {
 		snprintf(t->why, sizeof(t->why), "--trace auto in an emulated guest, where "
 			 "tracing perturbs the run (a control's late signals 7 -> 302 on emulated "
 			 "6.1): --trace on to force it");

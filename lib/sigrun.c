@@ -143,14 +143,6 @@ static enum pms_status choose_cpus(struct pms_run *run, struct pms_sigrun *s)
 	return PMS_OK;
 }
 
-static bool host_emulated(json_object *host)
-{
-	json_object *v;
-
-	return host && json_object_object_get_ex(host, "emulated", &v) && v &&
-	       json_object_get_boolean(v);
-}
-
 /*
  * Lateness within the CPU's interrupt skid is how the PMU works, not a lost
  * signal: rr's per-CPU figures unless --skid-allowance says otherwise.  A
@@ -172,7 +164,7 @@ static void choose_skid(struct pms_run *run, struct pms_sigrun *s)
 						     pms_host_str(run->host, "cpu", "model"),
 						     pms_host_str(run->host, "cpu", "midr"),
 						     s->skid_why, sizeof(s->skid_why));
-		if (host_emulated(run->host)) {
+		if (json_object_get_boolean(pms_json_get(run->host, "emulated"))) {
 			s->skid_unbounded = true;
 			snprintf(s->skid_why, sizeof(s->skid_why), "emulated PMU (QEMU TCG): the "
 				 "emulator raises a counter's overflow interrupt at its next "
