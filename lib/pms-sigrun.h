@@ -219,6 +219,8 @@ void pms_sigrun_verdict(struct pms_run *run, const struct pms_sigrun *s,
  * every anomaly of @res against the base rate; adds the `attribution` and
  * `trace` sections, each anomaly's cause and evidence to @oracle, and on a
  * failure the attribution sentence and the known-bug match to the reason.
+ * Judges s->control (the stressor against its control part) first, with the
+ * attribution's lift_min and alpha, whether or not the scenario filled it.
  * @cls: the per-signal classes the oracle wrote (cfg->classes).
  */
 void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,

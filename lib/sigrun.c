@@ -1234,6 +1234,8 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 
 	cfg.lift_min = pms_lift_min(run);
 	cfg.traced = s->tr.traced;
+	/* Judged here, before any early return, so the scenario can report it. */
+	pms_stressor_control_judge(&s->control, cfg.lift_min, cfg.alpha);
 	if (!s->stream) {
 		if (gather_evidence(s, extra, nextra, &eb)) {
 			pms_run_append_reason(run, "no attribution: out of memory for the evidence");
@@ -1323,11 +1325,9 @@ void pms_sigrun_attribute(struct pms_run *run, struct pms_sigrun *s,
 			   "that late folds several periods into one signal", pos ? "; " : "");
 		env_any = true;
 	}
-	if (s->stressor < PMS_CAUSE_NR && s->control.valid) {
-		pms_stressor_control_judge(&s->control, cfg.lift_min, cfg.alpha);
+	if (s->stressor < PMS_CAUSE_NR && s->control.valid)
 		pms_stressor_control_sentence(&s->control, s->stressor_words ? s->stressor_words :
 					      pms_cause_name(s->stressor), ctl, sizeof(ctl));
-	}
 	if (run->verdict == PMS_VERDICT_FAIL ||
 	    (run->verdict == PMS_VERDICT_PASS && (res->lost || res->anomalies_total) && env_any)) {
 		/*

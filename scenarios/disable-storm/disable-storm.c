@@ -501,9 +501,9 @@ static void ds_run(struct pms_run *run)
 	for (i = 0; toggles && i < nt; i++)
 		toggles[i] = (struct pms_evidence){ .time_ns = st->log.t[i].disable_ns,
 			.cause = PMS_CAUSE_IOCTL_DISABLE, .a = (int32_t)(i + 1), .b = -1 };
+	/* It also judges the control against the storm. */
 	pms_sigrun_attribute(run, r, &res, cls, toggles, toggles ? nt : 0, o);
 	free(toggles);
-	pms_stressor_control_judge(&r->control, pms_lift_min(run), 0.01);
 	json_object_object_add(json_object_object_get(run->result, "disable_storm"), "control",
 			       control_json(st));
 	free(cls);
