@@ -569,10 +569,9 @@ void pms_known_range_text(const struct pms_known *k, char *buf, size_t len)
 		cat(buf, len, &pos, ", versions inferred");
 }
 
-/* Whether @name is one of the comma-separated names in @list. */
-static bool in_list(const char *list, const char *name)
+/* Whether the @n bytes at @name are one of the comma-separated names in @list. */
+static bool in_list_n(const char *list, const char *name, size_t n)
 {
-	size_t n = strlen(name);
 	const char *p = list;
 
 	while (p && *p) {
@@ -586,22 +585,23 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
+/* Whether @name is one of the comma-separated names in @list. */
+static bool in_list(const char *list, const char *name)
+{
+	return in_list_n(list, name, strlen(name));
+}
+
 /* Whether any name of the comma list @names is in @list. */
 static bool any_in_list(const char *list, const char *names)
 {
-	char one[64];
 	const char *p = names;
 
 	while (p && *p) {
 		const char *end = strchr(p, ',');
 		size_t l = end ? (size_t)(end - p) : strlen(p);
 
-		if (l < sizeof(one)) {
-			memcpy(one, p, l);
-			one[l] = '\0';
-			if (in_list(list, one))
-				return true;
-		}
+		if (in_list_n(list, p, l))
+			return true;
 		p = end ? end + 1 : NULL;
 	}
 	return false;
