@@ -598,12 +598,14 @@ static int oracle_consistent(json_object *root, const char *file, const struct r
 }
 
 static bool get_u64(json_object *o, const char *path, uint64_t *out);
+static bool get_bool(json_object *o, const char *path, bool *out);
 
 static int parse_oracle(json_object *root, const char *file, struct run *r, char *err,
 			size_t errlen)
 {
 	json_object *o, *v;
 	uint64_t n;
+	bool measured;
 	int ret, i;
 
 	if (!lookup(root, "oracle", &o) || !o)
@@ -648,8 +650,8 @@ static int parse_oracle(json_object *root, const char *file, struct run *r, char
 	 * its own loss rate, not one diluted by the control's overflows (a
 	 * result without a control is all storm).
 	 */
-	if (r->final_known && lookup(root, "disable_storm.control.measured", &v) && v &&
-	    json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v)) {
+	if (r->final_known && get_bool(root, "disable_storm.control.measured", &measured) &&
+	    measured) {
 		uint64_t lw, ow;
 
 		if (get_u64(root, "disable_storm.control.lost_with", &lw) &&
